@@ -1,0 +1,45 @@
+use super::arguments::{Arguments, CommandArguments};
+use super::{OutputStyle, RunSettings, Settings, ShowSettings, StackSettings};
+use crate::commands;
+use crate::config::RepositoryRoot;
+use crate::error::Result;
+use crate::exit_status::ExitStatus;
+use crate::plan::Operation;
+
+/// A validated command, ready to execute.
+#[derive(Debug)]
+pub enum Command {
+    Providers,
+    Show(ShowSettings),
+    Validate(StackSettings),
+    Run(RunSettings),
+}
+
+impl Command {
+    /// Turns parsed arguments into settings; reads only what validation needs (the environment file).
+    pub fn from_arguments(arguments: Arguments) -> Result<(Settings, Command)> {
+        let root = match &arguments.root {
+            Some(dir) => RepositoryRoot::at(dir)?,
+            None => RepositoryRoot::discover(&std::env::current_dir().unwrap_or_default())?,
+        };
+        let command = match arguments.command {
+            CommandArguments::Providers => Command::Providers,
+            CommandArguments::Show(show) => Command::Show(ShowSettings::from_arguments(show)),
+            CommandArguments::Validate(stack) => Command::Validate(StackSettings::from_arguments(stack, &root)?),
+            CommandArguments::Up(run) => Command::Run(RunSettings::from_arguments(run, Operation::Up, &root)?),
+            CommandArguments::Preview(run) => Command::Run(RunSettings::from_arguments(run, Operation::Preview, &root)?),
+            CommandArguments::Refresh(run) => Command::Run(RunSettings::from_arguments(run, Operation::Refresh, &root)?),
+            CommandArguments::Destroy(run) => Command::Run(RunSettings::from_arguments(run, Operation::Destroy, &root)?),
+        };
+        Ok((Settings { root, style: OutputStyle::detect() }, command))
+    }
+
+    pub fn execute(self, settings: &Settings) -> Result<ExitStatus> {
+        match self {
+            Command::Providers => commands::list_providers(settings),
+            Command::Show(show) => commands::show(settings, &show),
+            Command::Validate(stack) => commands::validate(settings, &stack),
+            Command::Run(run) => commands::run(settings, &run),
+        }
+    }
+}

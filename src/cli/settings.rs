@@ -1,0 +1,151 @@
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use super::arguments::{ProviderArguments, RunArguments, ShowArguments, StackArguments};
+use super::{OutputStyle, ReportTarget, ShowFormat};
+use crate::config::{EnvironmentFile, RepositoryRoot};
+use crate::error::{Result, UserError};
+use crate::plan::Operation;
+
+/// What every command needs: where the repository is and how to print.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub root: RepositoryRoot,
+    pub style: OutputStyle,
+}
+
+#[derive(Debug, Clone)]
+pub struct ProviderSettings {
+    pub name: String,
+    pub projects_root: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ShowSettings {
+    pub provider: ProviderSettings,
+    pub format: ShowFormat,
+    pub operation: Operation,
+}
+
+/// A provider and a stack, with the environment file read and the stack name agreed.
+#[derive(Debug, Clone)]
+pub struct StackSettings {
+    pub provider: ProviderSettings,
+    pub stack: String,
+    pub environment: EnvironmentFile,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunSettings {
+    pub stack: StackSettings,
+    pub operation: Operation,
+    pub parallelism: usize,
+    pub fail_fast: bool,
+    pub verbose: bool,
+    pub reports: Vec<ReportTarget>,
+    /// False with `--non-interactive`, `CI` set, or stdin not a terminal: never prompt.
+    pub interactive: bool,
+    pub yes: bool,
+}
+
+impl ProviderSettings {
+    pub fn from_arguments(arguments: ProviderArguments) -> Self {
+        Self { name: arguments.provider, projects_root: arguments.projects_root }
+    }
+}
+
+impl ShowSettings {
+    pub fn from_arguments(arguments: ShowArguments) -> Self {
+        Self {
+            provider: ProviderSettings::from_arguments(arguments.provider),
+            format: arguments.format,
+            operation: arguments.operation,
+        }
+    }
+}
+
+impl StackSettings {
+    pub fn from_arguments(arguments: StackArguments, root: &RepositoryRoot) -> Result<Self> {
+        let environment = EnvironmentFile::load(&root.environment_file())?;
+        let stack = resolve_stack(arguments.stack, &environment)?;
+        Ok(Self { provider: ProviderSettings::from_arguments(arguments.provider), stack, environment })
+    }
+}
+
+impl RunSettings {
+    pub fn from_arguments(arguments: RunArguments, operation: Operation, root: &RepositoryRoot) -> Result<Self> {
+        let ci = std::env::var_os("CI").is_some_and(|value| !value.is_empty() && value != "false" && value != "0");
+        let interactive = !arguments.non_interactive && !ci && std::io::stdin().is_terminal();
+        Ok(Self {
+            stack: StackSettings::from_arguments(arguments.stack, root)?,
+            operation,
+            parallelism: usize::from(arguments.parallelism),
+            fail_fast: arguments.fail_fast,
+            verbose: arguments.verbose,
+            reports: arguments.report,
+            interactive,
+            yes: arguments.yes,
+        })
+    }
+}
+
+/// `--stack` and `PULUMI_STACK` from the environment file must agree when both are given.
+fn resolve_stack(from_flag: Option<String>, environment: &EnvironmentFile) -> Result<String> {
+    let from_file = environment.get("PULUMI_STACK").filter(|value| !value.is_empty());
+    let stack = match (from_flag, from_file) {
+        (Some(flag), Some(file)) if flag != file => {
+            return Err(UserError::StackMismatch {
+                from_flag: flag,
+                from_file: file.to_string(),
+                file: environment.path().to_path_buf(),
+            })
+        }
+        (Some(flag), _) => flag,
+        (None, Some(file)) => file.to_string(),
+        (None, None) => return Err(UserError::StackMissing { file: environment.path().to_path_buf() }),
+    };
+    let valid = !stack.is_empty()
+        && stack.len() <= 100
+        && stack.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !stack.starts_with('.');
+    if valid {
+        Ok(stack)
+    } else {
+        Err(UserError::StackInvalid { name: stack })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn environment(text: &str) -> EnvironmentFile {
+        EnvironmentFile::parse(Path::new("config/pulumi/environment"), text).unwrap()
+    }
+
+    #[test]
+    fn flag_and_file_must_agree() {
+        let err = resolve_stack(Some("prod".into()), &environment("PULUMI_STACK=dev\n")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "stack `prod` from `--stack` differs from `PULUMI_STACK=dev` in `config/pulumi/environment`"
+        );
+    }
+
+    #[test]
+    fn file_alone_names_the_stack() {
+        assert_eq!(resolve_stack(None, &environment("PULUMI_STACK=dev\n")).unwrap(), "dev");
+    }
+
+    #[test]
+    fn a_stack_is_required() {
+        assert!(matches!(resolve_stack(None, &environment("")), Err(UserError::StackMissing { .. })));
+    }
+
+    #[test]
+    fn stack_names_are_checked() {
+        assert!(matches!(resolve_stack(Some("a/b".into()), &environment("")), Err(UserError::StackInvalid { .. })));
+    }
+}

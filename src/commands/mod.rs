@@ -1,0 +1,13 @@
+mod loaded_provider;
+mod providers_command;
+mod run_command;
+mod show_command;
+mod stack_check;
+mod validate_command;
+
+pub use loaded_provider::LoadedProvider;
+pub use providers_command::list_providers;
+pub use run_command::run;
+pub use show_command::show;
+pub use stack_check::StackCheck;
+pub use validate_command::validate;

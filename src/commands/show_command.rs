@@ -1,0 +1,23 @@
+use std::io::Write;
+
+use super::LoadedProvider;
+use crate::cli::{Settings, ShowFormat, ShowSettings};
+use crate::error::Result;
+use crate::exit_status::ExitStatus;
+use crate::plan::ExecutionPlan;
+use crate::render;
+
+/// `runner show`: the plan drawn on stdout; nothing runs.
+pub fn show(settings: &Settings, show: &ShowSettings) -> Result<ExitStatus> {
+    let loaded = LoadedProvider::load(settings, &show.provider)?;
+    let plan = ExecutionPlan::full(&loaded.graph, show.operation);
+    let text = match show.format {
+        ShowFormat::Tree => render::tree(&loaded.provider, &loaded.graph, &plan),
+        ShowFormat::Dot => render::dot(&loaded.provider, &loaded.graph, &plan),
+        ShowFormat::Mermaid => render::mermaid(&loaded.provider, &loaded.graph, &plan),
+        ShowFormat::Json => render::json(&loaded.provider, &loaded.graph, &plan),
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,69 @@
+use crate::cli::{Settings, StackSettings};
+use crate::config::{StackConfig, StackConfigWarning};
+use crate::error::{MissingSetting, Result, UserError};
+use crate::provider::Provider;
+
+/// The stack configuration checked against the provider: what is wrong, missing, or filled by defaults.
+#[derive(Debug, Clone)]
+pub struct StackCheck {
+    pub config: StackConfig,
+    pub warnings: Vec<StackConfigWarning>,
+    /// Required keys absent from the file that have a value from `default_env` or `default`.
+    pub defaults_to_write: Vec<(String, String)>,
+    /// Required keys with no value anywhere.
+    pub missing: Vec<MissingSetting>,
+}
+
+impl StackCheck {
+    pub fn run(settings: &Settings, stack: &StackSettings, provider: &Provider) -> Result<Self> {
+        let path = settings.root.stack_config_file(&stack.stack);
+        let config = StackConfig::load(&path)?;
+        if let (Some(expected), Some(found)) = (&provider.infra_type, config.get_string("kubernetes:infra_type")) {
+            if !expected.eq_ignore_ascii_case(&found) {
+                return Err(UserError::InfraTypeMismatch {
+                    location: config.location_of("kubernetes:infra_type"),
+                    found,
+                    expected: expected.clone(),
+                    provider: provider.name.clone(),
+                });
+            }
+        }
+        let lookup_env = |name: &str| {
+            stack.environment.get(name).map(str::to_string).or_else(|| std::env::var(name).ok()).filter(|v| !v.is_empty())
+        };
+        let relative = path.strip_prefix(settings.root.path()).unwrap_or(&path).display().to_string();
+        let mut defaults_to_write = Vec::new();
+        let mut missing = Vec::new();
+        for key in &provider.config {
+            if config.contains(&key.key) {
+                continue;
+            }
+            let from_env = key.default_env.as_deref().and_then(lookup_env);
+            match from_env.or_else(|| key.default.clone()) {
+                Some(value) => defaults_to_write.push((key.key.clone(), value)),
+                None => {
+                    let mut how_to_set = format!("add `{}: VALUE` under `config:` in `{relative}`", key.key);
+                    if let Some(env) = &key.default_env {
+                        how_to_set.push_str(&format!(", or set `{env}` in `config/pulumi/environment`"));
+                    }
+                    missing.push(MissingSetting { key: key.key.clone(), how_to_set });
+                }
+            }
+        }
+        if let Some(infra_type) = &provider.infra_type {
+            if !config.contains("kubernetes:infra_type") {
+                defaults_to_write.push(("kubernetes:infra_type".into(), infra_type.clone()));
+            }
+        }
+        let warnings = config.float_warnings();
+        Ok(Self { config, warnings, defaults_to_write, missing })
+    }
+
+    pub fn require_complete(&self, stack: &str) -> Result<()> {
+        if self.missing.is_empty() {
+            Ok(())
+        } else {
+            Err(UserError::MissingConfig { stack: stack.to_string(), missing: self.missing.clone() })
+        }
+    }
+}

@@ -1,0 +1,9 @@
+mod environment_file;
+mod repository_root;
+mod stack_config;
+mod text_file;
+
+pub use environment_file::{EnvironmentEntry, EnvironmentFile};
+pub use repository_root::{normalize as normalize_path, RepositoryRoot};
+pub use stack_config::{StackConfig, StackConfigWarning};
+pub use text_file::read_text;

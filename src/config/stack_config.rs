@@ -1,0 +1,238 @@
+use std::path::{Path, PathBuf};
+
+use serde_yaml::{Mapping, Value};
+
+use crate::error::{Location, Result, UserError};
+
+/// `config/pulumi/Pulumi.<stack>.yaml`, shared by every project of the stack, as in MARA.
+///
+/// Values stay as YAML: namespaced keys, `secure:` values and nested objects pass through untouched.
+#[derive(Debug, Clone, Default)]
+pub struct StackConfig {
+    path: PathBuf,
+    exists: bool,
+    text: String,
+    config: Mapping,
+}
+
+/// A value that YAML read differently from what the user probably meant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StackConfigWarning {
+    pub location: Location,
+    pub message: String,
+}
+
+impl StackConfig {
+    pub fn load(path: &Path) -> Result<Self> {
+        match super::read_text(path)? {
+            Some(text) => Self::parse(path, text),
+            None => Ok(Self { path: path.to_path_buf(), ..Self::default() }),
+        }
+    }
+
+    pub fn parse(path: &Path, text: String) -> Result<Self> {
+        let invalid = |line: Option<usize>, message: String| UserError::InvalidFile {
+            location: Location { path: path.to_path_buf(), line },
+            message,
+        };
+        let document: Value = if text.trim().is_empty() {
+            Value::Null
+        } else {
+            serde_yaml::from_str(&text).map_err(|err| {
+                let line = err.location().map(|location| location.line());
+                invalid(line, format!("not valid YAML: {}", strip_location(&err.to_string())))
+            })?
+        };
+        let config = match document {
+            Value::Null => Mapping::new(),
+            Value::Mapping(mut top) => match top.remove("config") {
+                None | Some(Value::Null) => Mapping::new(),
+                Some(Value::Mapping(config)) => config,
+                Some(_) => {
+                    let line = line_of(&text, "config");
+                    return Err(invalid(line, "`config` must be a mapping of `namespace:key: value`".into()));
+                }
+            },
+            _ => return Err(invalid(Some(1), "the file must be a mapping with a `config` key".into())),
+        };
+        for key in config.keys() {
+            if !key.is_string() {
+                let shown = serde_yaml::to_string(key).unwrap_or_default();
+                return Err(invalid(None, format!("configuration key `{}` must be a string", shown.trim())));
+            }
+        }
+        Ok(Self { path: path.to_path_buf(), exists: true, text, config })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// False when the file does not exist yet: the first run of a stack.
+    pub fn exists(&self) -> bool {
+        self.exists
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.config.get(key)
+    }
+
+    pub fn contains(&self, key: &str) -> bool {
+        self.get(key).is_some_and(|value| !value.is_null())
+    }
+
+    /// A scalar value as the string Pulumi would pass to programs.
+    pub fn get_string(&self, key: &str) -> Option<String> {
+        match self.get(key)? {
+            Value::String(text) => Some(text.clone()),
+            Value::Number(number) => Some(number.to_string()),
+            Value::Bool(flag) => Some(flag.to_string()),
+            _ => None,
+        }
+    }
+
+    /// True when the value is `secure: ...`: encrypted by Pulumi, never shown.
+    pub fn is_secure(&self, key: &str) -> bool {
+        matches!(self.get(key), Some(Value::Mapping(map)) if map.contains_key("secure"))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.config.keys().filter_map(Value::as_str)
+    }
+
+    pub fn location_of(&self, key: &str) -> Location {
+        Location { path: self.path.clone(), line: line_of(&self.text, key) }
+    }
+
+    /// Version-like values YAML turned into floats: `1.20` becomes `1.2`, and Pulumi then passes `1.2`.
+    pub fn float_warnings(&self) -> Vec<StackConfigWarning> {
+        let mut warnings = Vec::new();
+        for (index, line) in self.text.lines().enumerate() {
+            let Some((key, value)) = scalar_line(line) else { continue };
+            if !looks_like_float(value) {
+                continue;
+            }
+            let parsed: f64 = match value.parse() {
+                Ok(parsed) => parsed,
+                Err(_) => continue,
+            };
+            let changed = parsed.to_string() != value;
+            let versionish = key.to_ascii_lowercase().contains("version");
+            if changed || versionish {
+                warnings.push(StackConfigWarning {
+                    location: Location::line(&self.path, index + 1),
+                    message: format!(
+                        "`{key}: {value}` is read as the number `{parsed}`; quote it (`\"{value}\"`) to keep it as written"
+                    ),
+                });
+            }
+        }
+        warnings
+    }
+}
+
+fn scalar_line(line: &str) -> Option<(&str, &str)> {
+    let trimmed = line.trim_start();
+    if trimmed.starts_with('#') || trimmed.starts_with('-') {
+        return None;
+    }
+    let split_at = trimmed.find(": ")?;
+    let key = trimmed[..split_at].trim();
+    let value = trimmed[split_at + 2..].split(" #").next()?.trim();
+    Some((key, value))
+}
+
+fn looks_like_float(value: &str) -> bool {
+    let mut parts = value.splitn(2, '.');
+    let whole = parts.next().unwrap_or_default();
+    let Some(fraction) = parts.next() else { return false };
+    !whole.is_empty()
+        && !fraction.is_empty()
+        && whole.chars().all(|c| c.is_ascii_digit())
+        && fraction.chars().all(|c| c.is_ascii_digit())
+}
+
+fn line_of(text: &str, key: &str) -> Option<usize> {
+    text.lines().position(|line| {
+        let trimmed = line.trim_start();
+        trimmed.strip_prefix(key).is_some_and(|rest| rest.starts_with(':'))
+            || trimmed.strip_prefix(&format!("\"{key}\"")).is_some_and(|rest| rest.starts_with(':'))
+    })
+    .map(|index| index + 1)
+}
+
+fn strip_location(message: &str) -> String {
+    match message.find(" at line ") {
+        Some(at) => message[..at].to_string(),
+        None => message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mara").join(name)
+    }
+
+    #[test]
+    fn loads_the_mara_example() {
+        let config = StackConfig::load(&fixture("Pulumi.stackname.yaml.example")).unwrap();
+        assert_eq!(config.get_string("aws:region").as_deref(), Some("us-east-1"));
+        assert!(matches!(config.get("vpc:azs"), Some(Value::Sequence(_))));
+        assert!(matches!(config.get("kic:nginx_plus"), Some(Value::Mapping(_))));
+    }
+
+    #[test]
+    fn loads_the_derived_examples() {
+        for name in ["Pulumi.aws-example.yaml", "Pulumi.do-example.yaml", "Pulumi.lke-example.yaml"] {
+            let config = StackConfig::load(&fixture(&format!("stack_config/{name}"))).unwrap();
+            assert!(config.contains("kubernetes:infra_type"), "{name}");
+        }
+    }
+
+    #[test]
+    fn secure_values_are_kept_and_recognised() {
+        let config = StackConfig::parse(
+            Path::new("Pulumi.dev.yaml"),
+            "config:\n  app:token:\n    secure: AAABBB\n".into(),
+        )
+        .unwrap();
+        assert!(config.is_secure("app:token"));
+        assert_eq!(config.get_string("app:token"), None);
+    }
+
+    #[test]
+    fn warns_about_version_floats() {
+        let config = StackConfig::parse(
+            Path::new("Pulumi.dev.yaml"),
+            "config:\n  eks:k8s_version: 1.20\n  app:ratio: 0.5\n  linode:k8s_version: \"1.23\"\n".into(),
+        )
+        .unwrap();
+        let warnings = config.float_warnings();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(warnings[0].location.to_string(), "Pulumi.dev.yaml:2");
+        assert!(warnings[0].message.contains("`1.2`"), "{}", warnings[0].message);
+    }
+
+    #[test]
+    fn invalid_yaml_names_the_line() {
+        let err = StackConfig::parse(Path::new("Pulumi.dev.yaml"), "config:\n  a: [\n".into())
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("Pulumi.dev.yaml:"), "{err}");
+    }
+
+    #[test]
+    fn config_must_be_a_mapping() {
+        let err = StackConfig::parse(Path::new("Pulumi.dev.yaml"), "config: 3\n".into()).unwrap_err();
+        assert_eq!(err.to_string(), "Pulumi.dev.yaml:1: `config` must be a mapping of `namespace:key: value`");
+    }
+
+    #[test]
+    fn empty_file_is_empty_config() {
+        let config = StackConfig::parse(Path::new("Pulumi.dev.yaml"), "".into()).unwrap();
+        assert_eq!(config.keys().count(), 0);
+    }
+}

@@ -1,0 +1,165 @@
+use std::path::PathBuf;
+
+use crate::exit_status::ExitStatus;
+
+/// A place in a file a user can open: `path:line`, or just `path` when the line is unknown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub path: PathBuf,
+    pub line: Option<usize>,
+}
+
+impl Location {
+    pub fn file(path: impl Into<PathBuf>) -> Self {
+        Self { path: path.into(), line: None }
+    }
+
+    pub fn line(path: impl Into<PathBuf>, line: usize) -> Self {
+        Self { path: path.into(), line: Some(line) }
+    }
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{}", self.path.display(), line),
+            None => write!(f, "{}", self.path.display()),
+        }
+    }
+}
+
+/// Everything a user can be told went wrong. Each variant knows its exit code and a hint.
+#[derive(Debug, thiserror::Error)]
+pub enum UserError {
+    #[error("no repository root found from `{start}` upward (a folder holding `providers/`)")]
+    RootNotFound { start: PathBuf },
+
+    #[error("`{path}` is not a directory holding `providers/`")]
+    RootInvalid { path: PathBuf },
+
+    #[error("cannot read `{path}`: {reason}")]
+    Unreadable { path: PathBuf, reason: String },
+
+    #[error("cannot write `{path}`: {reason}")]
+    Unwritable { path: PathBuf, reason: String },
+
+    #[error("{location}: {message}")]
+    InvalidFile { location: Location, message: String },
+
+    #[error("unknown provider `{name}`{}", suggestion_text(.suggestion))]
+    UnknownProvider { name: String, suggestion: Option<String>, known: Vec<String> },
+
+    #[error("stack `{from_flag}` from `--stack` differs from `PULUMI_STACK={from_file}` in `{file}`")]
+    StackMismatch { from_flag: String, from_file: String, file: PathBuf },
+
+    #[error("no stack given: pass `--stack NAME` or set `PULUMI_STACK` in `{file}`")]
+    StackMissing { file: PathBuf },
+
+    #[error("invalid stack name `{name}`: use letters, digits, `-`, `_` and `.`")]
+    StackInvalid { name: String },
+
+    #[error("{location}: `kubernetes:infra_type` is `{found}` but provider `{provider}` expects `{expected}`")]
+    InfraTypeMismatch { location: Location, found: String, expected: String, provider: String },
+
+    #[error("missing configuration for stack `{stack}`:\n{}", missing_list(.missing))]
+    MissingConfig { stack: String, missing: Vec<MissingSetting> },
+
+    #[error("{location}: dependency cycle: {}", .cycle.join(" -> "))]
+    Cycle { location: Location, cycle: Vec<String> },
+
+    #[error("{location}: project `{project}` depends on unknown project `{dependency}`{}", suggestion_text(.suggestion))]
+    UnknownDependency { location: Location, project: String, dependency: String, suggestion: Option<String> },
+
+    #[error("{location}: unknown project `{project}`{}", suggestion_text(.suggestion))]
+    UnknownProject { location: Location, project: String, suggestion: Option<String> },
+
+    #[error("{location}: project `{project}` is declared twice (first at `{first}`)")]
+    DuplicateProject { location: Location, project: String, first: Location },
+
+    #[error("{location}: project path `{project}` escapes the projects root")]
+    PathEscapesRoot { location: Location, project: String },
+
+    #[error("{location}: project `{project}` has no `Pulumi.yaml` in `{dir}`")]
+    MissingPulumiYaml { location: Location, project: String, dir: PathBuf },
+
+    #[error("{location}: infrastructure project `{project}` depends on kubernetes project `{dependency}`")]
+    PhaseInversion { location: Location, project: String, dependency: String },
+
+    #[error("{location}: project `{project}` depends on itself")]
+    SelfDependency { location: Location, project: String },
+
+    #[error("`{program}` was not found on PATH")]
+    ProgramMissing { program: String, hint: String },
+
+    #[error("`{operation}` needs confirmation: pass `--yes` to run it without a terminal")]
+    ConfirmationRequired { operation: String },
+
+    #[error("{0}")]
+    Usage(String),
+
+    #[error("interrupted")]
+    Interrupted,
+
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// One configuration value the user still has to provide, and how to provide it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingSetting {
+    pub key: String,
+    pub how_to_set: String,
+}
+
+fn suggestion_text(suggestion: &Option<String>) -> String {
+    match suggestion {
+        Some(name) => format!(" (did you mean `{name}`?)"),
+        None => String::new(),
+    }
+}
+
+fn missing_list(missing: &[MissingSetting]) -> String {
+    missing
+        .iter()
+        .map(|setting| format!("  `{}`: {}", setting.key, setting.how_to_set))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+impl UserError {
+    pub fn exit_status(&self) -> ExitStatus {
+        match self {
+            UserError::Interrupted => ExitStatus::Interrupted,
+            UserError::Internal(_) | UserError::Unwritable { .. } => ExitStatus::Failure,
+            _ => ExitStatus::Usage,
+        }
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            UserError::RootNotFound { .. } => {
+                Some("run `runner` inside a repository, or pass `--root DIR`".into())
+            }
+            UserError::UnknownProvider { known, .. } => {
+                Some(format!("known providers: {}", known.join(", ")))
+            }
+            UserError::StackMismatch { .. } => Some(
+                "change `PULUMI_STACK` in the environment file or drop `--stack`".into(),
+            ),
+            UserError::Cycle { .. } => Some("remove one of the `depends_on` edges in the cycle".into()),
+            UserError::MissingPulumiYaml { .. } => Some(
+                "create the project there, or set `projects_root` in the provider file".into(),
+            ),
+            UserError::PhaseInversion { .. } => Some(
+                "kubernetes projects run after every infrastructure project; move one of them to the other phase".into(),
+            ),
+            UserError::ProgramMissing { hint, .. } => Some(hint.clone()),
+            UserError::MissingConfig { .. } => {
+                Some("run in a terminal without `--non-interactive` to be asked for each value".into())
+            }
+            _ => None,
+        }
+    }
+}
+
+pub type Result<T, E = UserError> = std::result::Result<T, E>;

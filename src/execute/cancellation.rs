@@ -1,0 +1,58 @@
+use tokio::sync::watch;
+
+/// How hard running work is being stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CancelLevel {
+    Running,
+    /// Start nothing new; ask running `pulumi` processes to cancel (SIGINT once).
+    Graceful,
+    /// Kill running processes now.
+    Kill,
+}
+
+/// Shared by the executor, every running project and the signal handler. Only ever escalates.
+#[derive(Debug, Clone)]
+pub struct Cancellation {
+    sender: watch::Sender<CancelLevel>,
+}
+
+impl Default for Cancellation {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Cancellation {
+    pub fn new() -> Self {
+        Self { sender: watch::channel(CancelLevel::Running).0 }
+    }
+
+    pub fn level(&self) -> CancelLevel {
+        *self.sender.borrow()
+    }
+
+    pub fn escalate(&self, level: CancelLevel) {
+        self.sender.send_if_modified(|current| {
+            if level > *current {
+                *current = level;
+                true
+            } else {
+                false
+            }
+        });
+    }
+
+    /// Moves to the next level: the first Ctrl-C is graceful, the second kills.
+    pub fn escalate_next(&self) -> CancelLevel {
+        let next = match self.level() {
+            CancelLevel::Running => CancelLevel::Graceful,
+            _ => CancelLevel::Kill,
+        };
+        self.escalate(next);
+        next
+    }
+
+    pub fn subscribe(&self) -> watch::Receiver<CancelLevel> {
+        self.sender.subscribe()
+    }
+}

@@ -1,0 +1,63 @@
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use tokio::sync::mpsc;
+
+use super::ProjectReport;
+use crate::plan::Operation;
+use crate::provider::ProjectPath;
+use crate::pulumi::OperationProgress;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputStream {
+    Stdout,
+    Stderr,
+}
+
+/// What a run is, for reports and log files.
+#[derive(Debug, Clone)]
+pub struct RunInfo {
+    pub run_id: String,
+    pub provider: String,
+    pub stack: String,
+    pub operation: Operation,
+    pub projects: Vec<ProjectPath>,
+    pub parallelism: usize,
+    pub log_dir: PathBuf,
+    pub started: SystemTime,
+}
+
+/// Everything that happens during a run. Reporters consume these; they never touch processes.
+#[derive(Debug, Clone)]
+pub enum ExecutionEvent {
+    RunStarted(RunInfo),
+    ProjectStarted { project: ProjectPath, attempt: u32, at: SystemTime },
+    /// One line of a project's Pulumi output, already masked.
+    ProjectOutput { project: ProjectPath, stream: OutputStream, line: String },
+    ProjectProgress { project: ProjectPath, progress: OperationProgress },
+    /// A note on the way: retry, stack created, hook running.
+    ProjectNote { project: ProjectPath, message: String },
+    ProjectFinished(ProjectReport),
+    /// The user asked to stop; `level` tells whether running processes are being killed.
+    Interrupting { kill: bool },
+    RunFinished { at: SystemTime, interrupted: bool },
+}
+
+/// The executor side of the event channel. Bounded, so a flood of output slows the producer
+/// instead of filling memory.
+#[derive(Debug, Clone)]
+pub struct EventSender {
+    sender: mpsc::Sender<ExecutionEvent>,
+}
+
+impl EventSender {
+    pub fn channel(capacity: usize) -> (Self, mpsc::Receiver<ExecutionEvent>) {
+        let (sender, receiver) = mpsc::channel(capacity);
+        (Self { sender }, receiver)
+    }
+
+    pub async fn send(&self, event: ExecutionEvent) {
+        // The consumer only goes away when the process is exiting; nothing to do then.
+        let _ = self.sender.send(event).await;
+    }
+}

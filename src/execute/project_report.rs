@@ -1,0 +1,82 @@
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+
+use crate::provider::ProjectPath;
+use crate::pulumi::ResourceChanges;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProjectResult {
+    Succeeded,
+    Failed,
+    Skipped,
+    Cancelled,
+}
+
+impl ProjectResult {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProjectResult::Succeeded => "succeeded",
+            ProjectResult::Failed => "failed",
+            ProjectResult::Skipped => "skipped",
+            ProjectResult::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// Why a project failed, in the words that help: Pulumi's own error diagnostics, then the log's end.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct FailureDetail {
+    pub summary: String,
+    pub diagnostics: Vec<String>,
+    pub log_tail: Vec<String>,
+    pub log_path: Option<PathBuf>,
+}
+
+/// The outcome of one project in one run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProjectReport {
+    pub project: ProjectPath,
+    pub result: ProjectResult,
+    #[serde(with = "system_time_seconds")]
+    pub started: Option<SystemTime>,
+    #[serde(serialize_with = "duration_seconds")]
+    pub duration: Duration,
+    pub changes: ResourceChanges,
+    /// Why it was skipped or cancelled.
+    pub reason: Option<String>,
+    pub failure: Option<FailureDetail>,
+    pub attempts: u32,
+}
+
+impl ProjectReport {
+    pub fn not_run(project: ProjectPath, result: ProjectResult, reason: String) -> Self {
+        Self {
+            project,
+            result,
+            started: None,
+            duration: Duration::ZERO,
+            changes: ResourceChanges::default(),
+            reason: Some(reason),
+            failure: None,
+            attempts: 0,
+        }
+    }
+}
+
+fn duration_seconds<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_f64((duration.as_secs_f64() * 1000.0).round() / 1000.0)
+}
+
+mod system_time_seconds {
+    use std::time::{SystemTime, UNIX_EPOCH};
+
+    pub fn serialize<S: serde::Serializer>(time: &Option<SystemTime>, serializer: S) -> Result<S::Ok, S::Error> {
+        match time.and_then(|time| time.duration_since(UNIX_EPOCH).ok()) {
+            Some(since) => serializer.serialize_f64((since.as_secs_f64() * 1000.0).round() / 1000.0),
+            None => serializer.serialize_none(),
+        }
+    }
+}

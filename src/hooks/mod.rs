@@ -1,0 +1,2 @@
+mod kubeconfig_file;
+pub use kubeconfig_file::*;

@@ -1,0 +1,56 @@
+//! `runner` deploys a web of Pulumi projects as one unit.
+//!
+//! Data flows one way: config -> provider -> graph -> plan -> execution events -> reports.
+
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod error;
+pub mod execute;
+pub mod exit_status;
+pub mod graph;
+pub mod hooks;
+pub mod plan;
+pub mod provider;
+pub mod pulumi;
+pub mod render;
+pub mod report;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Arguments, Command};
+use crate::error::UserError;
+use crate::exit_status::ExitStatus;
+
+/// Parses `args`, runs the command and maps every outcome to the documented exit codes.
+pub fn run<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let arguments = match Arguments::try_parse_from(args) {
+        Ok(arguments) => arguments,
+        Err(err) => {
+            let _ = err.print();
+            return if err.use_stderr() { ExitStatus::Usage.into() } else { ExitStatus::Success.into() };
+        }
+    };
+    let result = Command::from_arguments(arguments).and_then(|(settings, command)| command.execute(&settings));
+    match result {
+        Ok(status) => status.into(),
+        Err(err) => {
+            report_error(&err);
+            err.exit_status().into()
+        }
+    }
+}
+
+fn report_error(err: &UserError) {
+    eprintln!("error: {err}");
+    if let Some(hint) = err.hint() {
+        eprintln!("hint: {hint}");
+    }
+}

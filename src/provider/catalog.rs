@@ -1,0 +1,236 @@
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::provider_file::{line_at, HookFile, ProjectFile, ProviderFile};
+use super::{ConfigKey, HookSpec, Project, ProjectPath, Provider, SecretSpec};
+use crate::config::{read_text, RepositoryRoot};
+use crate::error::{Location, Result, UserError};
+
+const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(300);
+const MAX_EXTENDS_DEPTH: usize = 8;
+
+/// The provider definitions under `providers/`.
+#[derive(Debug, Clone)]
+pub struct ProviderCatalog {
+    root: RepositoryRoot,
+}
+
+impl ProviderCatalog {
+    pub fn new(root: RepositoryRoot) -> Self {
+        Self { root }
+    }
+
+    /// Provider names, sorted: every `providers/*.toml` (shared sets in `providers/common/` are not providers).
+    pub fn names(&self) -> Result<Vec<String>> {
+        let dir = self.root.providers_dir();
+        let entries = std::fs::read_dir(&dir)
+            .map_err(|err| UserError::Unreadable { path: dir.clone(), reason: err.to_string() })?;
+        let mut names: Vec<String> = entries
+            .filter_map(|entry| entry.ok())
+            .map(|entry| entry.path())
+            .filter(|path| path.is_file() && path.extension().is_some_and(|ext| ext == "toml"))
+            .filter_map(|path| path.file_stem().map(|stem| stem.to_string_lossy().into_owned()))
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// Loads `providers/<name>.toml` with its `extends` chain resolved.
+    /// `projects_root` overrides the provider's own (from `--projects-root`).
+    pub fn load(&self, name: &str, projects_root: Option<&Path>) -> Result<Provider> {
+        let known = self.names()?;
+        if !known.iter().any(|known| known == name) {
+            return Err(UserError::UnknownProvider {
+                name: name.to_string(),
+                suggestion: nearest_name(name, &known),
+                known,
+            });
+        }
+        let file = self.root.providers_dir().join(format!("{name}.toml"));
+        let mut provider = Provider {
+            name: name.to_string(),
+            description: String::new(),
+            infra_type: None,
+            file: file.clone(),
+            projects_root: self.root.path().join("projects"),
+            config: Vec::new(),
+            projects: Vec::new(),
+        };
+        self.merge_file(&mut provider, &file, 0, &mut Vec::new())?;
+        if let Some(root) = projects_root {
+            provider.projects_root = crate::config::normalize_path(&self.root.resolve(root));
+        }
+        Ok(provider)
+    }
+
+    fn merge_file(&self, provider: &mut Provider, file: &Path, depth: usize, chain: &mut Vec<PathBuf>) -> Result<()> {
+        let text = read_text(file)?.ok_or_else(|| UserError::Unreadable {
+            path: file.to_path_buf(),
+            reason: "no such file".into(),
+        })?;
+        let parsed: ProviderFile = toml::from_str(&text).map_err(|err| UserError::InvalidFile {
+            location: Location { path: file.to_path_buf(), line: err.span().map(|span| line_at(&text, span.start)) },
+            message: err.message().trim_end_matches('\n').replace('\n', "; "),
+        })?;
+        let at = |offset: usize| Location::line(file, line_at(&text, offset));
+
+        chain.push(file.to_path_buf());
+        if let Some(base) = &parsed.extends {
+            let base_file = self.root.providers_dir().join("common").join(format!("{}.toml", base.get_ref()));
+            if chain.contains(&base_file) || depth >= MAX_EXTENDS_DEPTH {
+                return Err(UserError::InvalidFile {
+                    location: at(base.span().start),
+                    message: format!("`extends = \"{}\"` forms a loop of shared sets", base.get_ref()),
+                });
+            }
+            if !base_file.is_file() {
+                return Err(UserError::InvalidFile {
+                    location: at(base.span().start),
+                    message: format!("`extends` names `{}`, but `{}` does not exist", base.get_ref(), base_file.display()),
+                });
+            }
+            self.merge_file(provider, &base_file, depth + 1, chain)?;
+        }
+
+        if depth == 0 {
+            provider.description = parsed.description.clone().unwrap_or_default();
+            provider.infra_type = parsed.infra_type.clone();
+        }
+        if let Some(root) = &parsed.projects_root {
+            provider.projects_root = crate::config::normalize_path(&self.root.resolve(Path::new(root.get_ref())));
+        }
+        for key in parsed.config {
+            let entry = ConfigKey {
+                prompt: key.prompt.unwrap_or_else(|| key.key.clone()),
+                default: key.default.as_ref().map(toml_scalar),
+                choices: key.choices.iter().map(toml_scalar).collect(),
+                key: key.key,
+                default_env: key.default_env,
+                kind: key.kind,
+                secret: key.secret,
+            };
+            provider.config.retain(|existing| existing.key != entry.key);
+            provider.config.push(entry);
+        }
+        for spanned in parsed.projects {
+            let origin = at(spanned.span().start);
+            let project = convert_project(spanned.into_inner(), &origin, &at)?;
+            if let Some(first) = provider.project(&project.path) {
+                return Err(UserError::DuplicateProject {
+                    location: origin,
+                    project: project.path.to_string(),
+                    first: first.origin.clone(),
+                });
+            }
+            provider.projects.push(project);
+        }
+        for spanned in parsed.amendments {
+            let amendment = spanned.into_inner();
+            let path = ProjectPath::new(amendment.path.get_ref());
+            let known: Vec<String> = provider.projects.iter().map(|p| p.path.to_string()).collect();
+            let Some(project) = provider.projects.iter_mut().find(|p| p.path == path) else {
+                return Err(UserError::UnknownProject {
+                    location: at(amendment.path.span().start),
+                    suggestion: nearest_name(path.as_str(), &known),
+                    project: path.to_string(),
+                });
+            };
+            for dependency in amendment.depends_on {
+                let location = at(dependency.span().start);
+                let dependency = ProjectPath::new(dependency.get_ref());
+                if !project.depends_on.contains(&dependency) {
+                    project.depends_on.push(dependency);
+                    project.dependency_origins.push(location);
+                }
+            }
+        }
+        chain.pop();
+        Ok(())
+    }
+
+    /// Checks what the graph cannot: every project folder exists and holds a `Pulumi.yaml`.
+    pub fn check_project_folders(provider: &Provider) -> Result<()> {
+        for project in &provider.projects {
+            let dir = provider.project_dir(&project.path);
+            let has_manifest = ["Pulumi.yaml", "Pulumi.yml", "Pulumi.json"].iter().any(|name| dir.join(name).is_file());
+            if !has_manifest {
+                return Err(UserError::MissingPulumiYaml {
+                    location: project.origin.clone(),
+                    project: project.path.to_string(),
+                    dir,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+fn convert_project(raw: ProjectFile, origin: &Location, at: &dyn Fn(usize) -> Location) -> Result<Project> {
+    let raw_path = raw.path.get_ref();
+    let path = ProjectPath::new(raw_path);
+    if ProjectPath::escapes_root(raw_path) || path.as_str().is_empty() {
+        return Err(UserError::PathEscapesRoot {
+            location: at(raw.path.span().start),
+            project: raw_path.clone(),
+        });
+    }
+    let mut depends_on = Vec::new();
+    let mut dependency_origins = Vec::new();
+    for dependency in &raw.depends_on {
+        depends_on.push(ProjectPath::new(dependency.get_ref()));
+        dependency_origins.push(at(dependency.span().start));
+    }
+    let mut on_success = Vec::new();
+    for hook in raw.on_success {
+        on_success.push(match hook {
+            HookFile::Kubeconfig(hook) => HookSpec::Kubeconfig { output: hook.output },
+            HookFile::Command(hook) => {
+                if hook.argv.is_empty() {
+                    return Err(UserError::InvalidFile {
+                        location: origin.clone(),
+                        message: format!("`on_success` command of `{path}` has an empty `argv`"),
+                    });
+                }
+                let timeout = match &hook.timeout {
+                    Some(text) => humantime::parse_duration(text).map_err(|err| UserError::InvalidFile {
+                        location: origin.clone(),
+                        message: format!("`timeout = \"{text}\"` is not a duration ({err}); write e.g. `\"30s\"` or `\"5m\"`"),
+                    })?,
+                    None => DEFAULT_HOOK_TIMEOUT,
+                };
+                HookSpec::Command { argv: hook.argv, timeout }
+            }
+        });
+    }
+    Ok(Project {
+        description: raw.description.unwrap_or_else(|| path.short_name().to_string()),
+        phase: raw.phase,
+        secrets: raw
+            .secrets
+            .into_iter()
+            .map(|secret| SecretSpec { prompt: secret.prompt.unwrap_or_else(|| secret.key.clone()), key: secret.key })
+            .collect(),
+        path,
+        depends_on,
+        dependency_origins,
+        on_success,
+        origin: origin.clone(),
+    })
+}
+
+fn toml_scalar(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The closest known name, when it is close enough to be a likely typo.
+pub fn nearest_name(name: &str, known: &[String]) -> Option<String> {
+    known
+        .iter()
+        .map(|candidate| (strsim::levenshtein(name, candidate), candidate))
+        .filter(|(distance, candidate)| *distance <= (candidate.len().max(name.len()) / 3).max(2))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate.clone())
+}

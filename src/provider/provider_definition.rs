@@ -1,0 +1,33 @@
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::{ConfigKey, Project, ProjectPath};
+
+/// A provider with `extends` resolved: everything needed to build the graph.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Provider {
+    pub name: String,
+    pub description: String,
+    /// Expected value of `kubernetes:infra_type` in the stack file.
+    pub infra_type: Option<String>,
+    /// The provider file, for error messages.
+    #[serde(skip)]
+    pub file: PathBuf,
+    /// Absolute folder the project paths are relative to.
+    #[serde(skip)]
+    pub projects_root: PathBuf,
+    pub config: Vec<ConfigKey>,
+    /// In declaration order: inherited projects first.
+    pub projects: Vec<Project>,
+}
+
+impl Provider {
+    pub fn project(&self, path: &ProjectPath) -> Option<&Project> {
+        self.projects.iter().find(|project| &project.path == path)
+    }
+
+    pub fn project_dir(&self, path: &ProjectPath) -> PathBuf {
+        self.projects_root.join(path.as_str())
+    }
+}

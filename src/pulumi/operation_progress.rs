@@ -1,0 +1,72 @@
+use serde::Serialize;
+
+use super::EngineEvent;
+
+/// Resource changes by kind, as Pulumi's summary counts them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ResourceChanges {
+    pub created: u64,
+    pub updated: u64,
+    pub deleted: u64,
+    pub replaced: u64,
+    pub unchanged: u64,
+    pub other: u64,
+}
+
+impl ResourceChanges {
+    pub fn add(&mut self, op: &str, count: u64) {
+        match op {
+            "create" | "create-replacement" | "import" => self.created += count,
+            "update" | "refresh" => self.updated += count,
+            "delete" | "delete-replaced" | "discard" => self.deleted += count,
+            "replace" => self.replaced += count,
+            "same" | "read" => self.unchanged += count,
+            _ => self.other += count,
+        }
+    }
+
+    pub fn total_changed(&self) -> u64 {
+        self.created + self.updated + self.deleted + self.replaced
+    }
+}
+
+/// What the event log said so far about one operation: drives progress lines and the summary.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OperationProgress {
+    pub steps_seen: u64,
+    pub steps_done: u64,
+    pub steps_failed: u64,
+    pub errors: Vec<String>,
+    pub warnings: Vec<String>,
+    pub summary: Option<ResourceChanges>,
+    pub result: Option<String>,
+    pub is_preview: Option<bool>,
+    pub finished: bool,
+}
+
+impl OperationProgress {
+    pub fn apply(&mut self, event: &EngineEvent) {
+        match event {
+            EngineEvent::ResourcePre { urn, .. } if !is_stack_resource(urn) => self.steps_seen += 1,
+            EngineEvent::ResourceOutputs { urn, .. } if !is_stack_resource(urn) => self.steps_done += 1,
+            EngineEvent::ResourceFailed { .. } => self.steps_failed += 1,
+            EngineEvent::Diagnostic { severity, message, .. } => match severity.as_str() {
+                "error" if !message.is_empty() => self.errors.push(message.clone()),
+                "warning" if !message.is_empty() => self.warnings.push(message.clone()),
+                _ => {}
+            },
+            EngineEvent::Summary { changes, result, is_preview, .. } => {
+                self.summary = Some(*changes);
+                self.result.clone_from(result);
+                self.is_preview = *is_preview;
+            }
+            EngineEvent::Cancel => self.finished = true,
+            _ => {}
+        }
+    }
+}
+
+/// The stack itself is a resource in the stream; it is not what people count.
+fn is_stack_resource(urn: &str) -> bool {
+    urn.contains("::pulumi:pulumi:Stack::")
+}
