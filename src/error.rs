@@ -119,11 +119,7 @@ fn suggestion_text(suggestion: &Option<String>) -> String {
 }
 
 fn missing_list(missing: &[MissingSetting]) -> String {
-    missing
-        .iter()
-        .map(|setting| format!("  `{}`: {}", setting.key, setting.how_to_set))
-        .collect::<Vec<_>>()
-        .join("\n")
+    missing.iter().map(|setting| format!("  `{}`: {}", setting.key, setting.how_to_set)).collect::<Vec<_>>().join("\n")
 }
 
 impl UserError {
@@ -137,21 +133,18 @@ impl UserError {
 
     pub fn hint(&self) -> Option<String> {
         match self {
-            UserError::RootNotFound { .. } => {
-                Some("run `runner` inside a repository, or pass `--root DIR`".into())
+            UserError::RootNotFound { .. } => Some("run `runner` inside a repository, or pass `--root DIR`".into()),
+            UserError::UnknownProvider { known, .. } => Some(format!("known providers: {}", known.join(", "))),
+            UserError::StackMismatch { .. } => {
+                Some("change `PULUMI_STACK` in the environment file or drop `--stack`".into())
             }
-            UserError::UnknownProvider { known, .. } => {
-                Some(format!("known providers: {}", known.join(", ")))
-            }
-            UserError::StackMismatch { .. } => Some(
-                "change `PULUMI_STACK` in the environment file or drop `--stack`".into(),
-            ),
             UserError::Cycle { .. } => Some("remove one of the `depends_on` edges in the cycle".into()),
-            UserError::MissingPulumiYaml { .. } => Some(
-                "create the project there, or set `projects_root` in the provider file".into(),
-            ),
+            UserError::MissingPulumiYaml { .. } => {
+                Some("create the project there, or set `projects_root` in the provider file".into())
+            }
             UserError::PhaseInversion { .. } => Some(
-                "kubernetes projects run after every infrastructure project; move one of them to the other phase".into(),
+                "kubernetes projects run after every infrastructure project; move one of them to the other phase"
+                    .into(),
             ),
             UserError::ProgramMissing { hint, .. } => Some(hint.clone()),
             UserError::MissingConfig { .. } => {

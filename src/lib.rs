@@ -15,6 +15,7 @@ pub mod provider;
 pub mod pulumi;
 pub mod render;
 pub mod report;
+pub mod secrets;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

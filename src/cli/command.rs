@@ -27,9 +27,15 @@ impl Command {
             CommandArguments::Show(show) => Command::Show(ShowSettings::from_arguments(show)),
             CommandArguments::Validate(stack) => Command::Validate(StackSettings::from_arguments(stack, &root)?),
             CommandArguments::Up(run) => Command::Run(RunSettings::from_arguments(run, Operation::Up, &root)?),
-            CommandArguments::Preview(run) => Command::Run(RunSettings::from_arguments(run, Operation::Preview, &root)?),
-            CommandArguments::Refresh(run) => Command::Run(RunSettings::from_arguments(run, Operation::Refresh, &root)?),
-            CommandArguments::Destroy(run) => Command::Run(RunSettings::from_arguments(run, Operation::Destroy, &root)?),
+            CommandArguments::Preview(run) => {
+                Command::Run(RunSettings::from_arguments(run, Operation::Preview, &root)?)
+            }
+            CommandArguments::Refresh(run) => {
+                Command::Run(RunSettings::from_arguments(run, Operation::Refresh, &root)?)
+            }
+            CommandArguments::Destroy(run) => {
+                Command::Run(RunSettings::from_arguments(run, Operation::Destroy, &root)?)
+            }
         };
         Ok((Settings { root, style: OutputStyle::detect() }, command))
     }

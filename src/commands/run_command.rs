@@ -1,7 +1,181 @@
-use crate::cli::{RunSettings, Settings};
-use crate::error::{Result, UserError};
-use crate::exit_status::ExitStatus;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::SystemTime;
 
-pub fn run(_settings: &Settings, _run: &RunSettings) -> Result<ExitStatus> {
-    Err(UserError::Internal("placeholder".into()))
+use super::{LoadedProvider, StackCheck};
+use crate::cli::{ReportTarget, RunSettings, Settings};
+use crate::config::add_stack_config_values;
+use crate::error::{MissingSetting, Result, UserError};
+use crate::execute::{Cancellation, EventSender, ExecutionEvent, Executor, RunInfo};
+use crate::exit_status::ExitStatus;
+use crate::plan::{ExecutionPlan, Operation};
+use crate::pulumi::{Backend, ChildEnvironment, PulumiJob, PulumiJobContext};
+use crate::report::{self, LogFiles, PlainReporter, Reporter, RunSummary, TerminalReporter};
+use crate::secrets::SecretMask;
+
+/// Enough to absorb bursts of output without letting a flood grow memory.
+const EVENT_BUFFER: usize = 1024;
+
+/// `runner up|preview|refresh|destroy`: check everything, then run the plan and report.
+pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
+    let loaded = LoadedProvider::load(settings, &run.stack.provider)?;
+    let check = StackCheck::run(settings, &run.stack, &loaded.provider)?;
+    for warning in &check.warnings {
+        eprintln!("warning: {}: {}", warning.location, warning.message);
+    }
+    let mut environment = ChildEnvironment::build(std::env::vars(), &run.stack.environment, &settings.root);
+    let backend = Backend::from_environment(&environment);
+    let mut missing = check.missing.clone();
+    let passphrase_missing = backend.is_local()
+        && environment.get("PULUMI_CONFIG_PASSPHRASE").is_none()
+        && environment.get("PULUMI_CONFIG_PASSPHRASE_FILE").is_none();
+    if passphrase_missing && !run.interactive {
+        missing.push(MissingSetting {
+            key: "PULUMI_CONFIG_PASSPHRASE".into(),
+            how_to_set: "set `PULUMI_CONFIG_PASSPHRASE` or `PULUMI_CONFIG_PASSPHRASE_FILE` in `config/pulumi/environment` or the environment".into(),
+        });
+    }
+    if !missing.is_empty() {
+        return Err(UserError::MissingConfig { stack: run.stack.stack.clone(), missing });
+    }
+    let pulumi = find_pulumi(&environment)?;
+    let plan = ExecutionPlan::full(&loaded.graph, run.operation);
+    if run.operation == Operation::Destroy && !run.yes {
+        confirm_destroy(run, plan.len())?;
+    }
+    if passphrase_missing {
+        let passphrase = dialoguer::Password::new()
+            .with_prompt("Passphrase for the local Pulumi backend (PULUMI_CONFIG_PASSPHRASE)")
+            .interact()
+            .map_err(|err| UserError::Usage(format!("cannot read the passphrase: {err}")))?;
+        environment.set("PULUMI_CONFIG_PASSPHRASE", passphrase);
+    }
+    if !check.defaults_to_write.is_empty() {
+        add_stack_config_values(check.config.path(), check.config.text(), &check.defaults_to_write)?;
+    }
+
+    let run_id = new_run_id();
+    let log_dir = settings.root.state_dir().join("logs").join(&run_id);
+    std::fs::create_dir_all(&log_dir)
+        .map_err(|err| UserError::Unwritable { path: log_dir.clone(), reason: err.to_string() })?;
+    let mask = SecretMask::new(environment.secret_values());
+    let graph = Arc::new(loaded.graph.clone());
+    let info = RunInfo {
+        run_id,
+        provider: loaded.provider.name.clone(),
+        stack: run.stack.stack.clone(),
+        operation: run.operation,
+        projects: plan.order.iter().map(|&node| graph.project(node).path.clone()).collect(),
+        parallelism: run.parallelism,
+        log_dir: log_dir.clone(),
+        started: SystemTime::now(),
+    };
+    let job = PulumiJob::new(PulumiJobContext {
+        pulumi,
+        provider: loaded.provider.clone(),
+        graph: Arc::clone(&graph),
+        stack: run.stack.stack.clone(),
+        operation: run.operation,
+        environment,
+        backend,
+        stack_config_file: settings.root.stack_config_file(&run.stack.stack),
+        log_dir: log_dir.clone(),
+        mask: mask.clone(),
+    });
+    let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(LogFiles::new(log_dir))];
+    if settings.style.interactive_terminal {
+        reporters.push(Box::new(TerminalReporter::new(run.verbose, settings.style.color)));
+    } else {
+        reporters.push(Box::new(PlainReporter::new(run.verbose)));
+    }
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|err| UserError::Internal(format!("cannot start the async runtime: {err}")))?;
+    let summary = runtime.block_on(async move {
+        let (events, receiver) = EventSender::channel(EVENT_BUFFER);
+        let dispatcher = tokio::spawn(report::dispatch_events(receiver, reporters, mask));
+        let cancellation = Cancellation::new();
+        let signals = tokio::spawn(forward_signals(cancellation.clone(), events.clone()));
+        events.send(ExecutionEvent::RunStarted(info)).await;
+        let executor = Executor::new(graph, plan, job, run.parallelism, run.fail_fast);
+        executor.run(events, cancellation).await;
+        signals.abort();
+        dispatcher.await.unwrap_or_default()
+    });
+    finish(run, &summary)
+}
+
+fn finish(run: &RunSettings, summary: &RunSummary) -> Result<ExitStatus> {
+    let failures = summary.failures();
+    if !failures.is_empty() {
+        eprint!("{failures}");
+    }
+    print!("{}", summary.table());
+    for target in &run.reports {
+        let (path, written) = match target {
+            ReportTarget::Json(path) => (path, report::write_json_report(summary, path)),
+            ReportTarget::Junit(path) => (path, report::write_junit_report(summary, path)),
+        };
+        written.map_err(|err| UserError::Unwritable { path: path.clone(), reason: err.to_string() })?;
+    }
+    Ok(if summary.interrupted {
+        ExitStatus::Interrupted
+    } else if summary.all_succeeded() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}
+
+/// First Ctrl-C or SIGTERM: cancel gracefully. Second: kill.
+async fn forward_signals(cancellation: Cancellation, events: EventSender) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut interrupt), Ok(mut terminate)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
+    else {
+        return;
+    };
+    loop {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+        let level = cancellation.escalate_next();
+        events.send(ExecutionEvent::Interrupting { kill: level == crate::execute::CancelLevel::Kill }).await;
+    }
+}
+
+fn confirm_destroy(run: &RunSettings, projects: usize) -> Result<()> {
+    if !run.interactive {
+        return Err(UserError::ConfirmationRequired { operation: "destroy".into() });
+    }
+    let confirmed = dialoguer::Confirm::new()
+        .with_prompt(format!("Destroy every resource of {projects} projects in stack `{}`?", run.stack.stack))
+        .default(false)
+        .interact()
+        .map_err(|err| UserError::Usage(format!("cannot read the answer: {err}")))?;
+    if confirmed {
+        Ok(())
+    } else {
+        Err(UserError::Usage("destroy cancelled: nothing was changed".into()))
+    }
+}
+
+fn find_pulumi(environment: &ChildEnvironment) -> Result<PathBuf> {
+    let path = environment.get("PATH").map(str::to_string).unwrap_or_default();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    which::which_in("pulumi", Some(path), cwd).map_err(|_| UserError::ProgramMissing {
+        program: "pulumi".into(),
+        hint: "run `scripts/install-pulumi.sh` and put the folder it prints on PATH".into(),
+    })
+}
+
+/// Sortable and unique enough for one machine: UTC time plus the process id.
+fn new_run_id() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    let stamp = now
+        .format(&time::macros::format_description!("[year][month][day]T[hour][minute][second]Z"))
+        .unwrap_or_else(|_| "run".into());
+    format!("{stamp}-{}", std::process::id())
 }

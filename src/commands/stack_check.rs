@@ -29,7 +29,12 @@ impl StackCheck {
             }
         }
         let lookup_env = |name: &str| {
-            stack.environment.get(name).map(str::to_string).or_else(|| std::env::var(name).ok()).filter(|v| !v.is_empty())
+            stack
+                .environment
+                .get(name)
+                .map(str::to_string)
+                .or_else(|| std::env::var(name).ok())
+                .filter(|v| !v.is_empty())
         };
         let relative = path.strip_prefix(settings.root.path()).unwrap_or(&path).display().to_string();
         let mut defaults_to_write = Vec::new();

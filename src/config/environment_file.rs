@@ -39,19 +39,14 @@ impl EnvironmentFile {
             if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
                 continue;
             }
-            let invalid = |message: String| UserError::InvalidFile {
-                location: Location::line(path, line_number),
-                message,
-            };
+            let invalid =
+                |message: String| UserError::InvalidFile { location: Location::line(path, line_number), message };
             if line.contains('\0') {
                 return Err(invalid("the line holds a NUL byte".into()));
             }
             let line = line.strip_prefix("export ").map(str::trim_start).unwrap_or(line);
             let Some(split_at) = line.find(['=', ':']) else {
-                return Err(invalid(format!(
-                    "`{}` is not an assignment: write `KEY=VALUE`",
-                    shorten(line)
-                )));
+                return Err(invalid(format!("`{}` is not an assignment: write `KEY=VALUE`", shorten(line))));
             };
             let key = line[..split_at].trim();
             let value = unquote(line[split_at + 1..].trim());
@@ -150,10 +145,7 @@ mod tests {
     #[test]
     fn duplicate_key_names_both_lines() {
         let err = parse("PULUMI_STACK=foo\nPULUMI_STACK=bar\n").unwrap_err().to_string();
-        assert_eq!(
-            err,
-            "config/pulumi/environment:2: `PULUMI_STACK` is set twice (first on line 1)"
-        );
+        assert_eq!(err, "config/pulumi/environment:2: `PULUMI_STACK` is set twice (first on line 1)");
     }
 
     #[test]

@@ -68,6 +68,11 @@ impl StackConfig {
         &self.path
     }
 
+    /// The file as read, for writers that keep its comments.
+    pub fn text(&self) -> Option<&str> {
+        self.exists.then_some(self.text.as_str())
+    }
+
     /// False when the file does not exist yet: the first run of a stack.
     pub fn exists(&self) -> bool {
         self.exists
@@ -153,12 +158,13 @@ fn looks_like_float(value: &str) -> bool {
 }
 
 fn line_of(text: &str, key: &str) -> Option<usize> {
-    text.lines().position(|line| {
-        let trimmed = line.trim_start();
-        trimmed.strip_prefix(key).is_some_and(|rest| rest.starts_with(':'))
-            || trimmed.strip_prefix(&format!("\"{key}\"")).is_some_and(|rest| rest.starts_with(':'))
-    })
-    .map(|index| index + 1)
+    text.lines()
+        .position(|line| {
+            let trimmed = line.trim_start();
+            trimmed.strip_prefix(key).is_some_and(|rest| rest.starts_with(':'))
+                || trimmed.strip_prefix(&format!("\"{key}\"")).is_some_and(|rest| rest.starts_with(':'))
+        })
+        .map(|index| index + 1)
 }
 
 fn strip_location(message: &str) -> String {
@@ -194,11 +200,9 @@ mod tests {
 
     #[test]
     fn secure_values_are_kept_and_recognised() {
-        let config = StackConfig::parse(
-            Path::new("Pulumi.dev.yaml"),
-            "config:\n  app:token:\n    secure: AAABBB\n".into(),
-        )
-        .unwrap();
+        let config =
+            StackConfig::parse(Path::new("Pulumi.dev.yaml"), "config:\n  app:token:\n    secure: AAABBB\n".into())
+                .unwrap();
         assert!(config.is_secure("app:token"));
         assert_eq!(config.get_string("app:token"), None);
     }
@@ -218,9 +222,7 @@ mod tests {
 
     #[test]
     fn invalid_yaml_names_the_line() {
-        let err = StackConfig::parse(Path::new("Pulumi.dev.yaml"), "config:\n  a: [\n".into())
-            .unwrap_err()
-            .to_string();
+        let err = StackConfig::parse(Path::new("Pulumi.dev.yaml"), "config:\n  a: [\n".into()).unwrap_err().to_string();
         assert!(err.starts_with("Pulumi.dev.yaml:"), "{err}");
     }
 

@@ -22,7 +22,10 @@ pub fn read_text(path: &Path) -> Result<Option<String>> {
     if bytes.len() as u64 > MAX_CONFIG_FILE_BYTES {
         return Err(UserError::InvalidFile {
             location: Location::file(path),
-            message: format!("the file is larger than {} MiB; this is not a configuration file", MAX_CONFIG_FILE_BYTES / 1024 / 1024),
+            message: format!(
+                "the file is larger than {} MiB; this is not a configuration file",
+                MAX_CONFIG_FILE_BYTES / 1024 / 1024
+            ),
         });
     }
     match String::from_utf8(bytes) {
@@ -30,7 +33,10 @@ pub fn read_text(path: &Path) -> Result<Option<String>> {
         Err(err) => {
             let valid = &err.as_bytes()[..err.utf8_error().valid_up_to()];
             let line = 1 + valid.iter().filter(|b| **b == b'\n').count();
-            Err(UserError::InvalidFile { location: Location::line(path, line), message: "the file is not valid UTF-8".into() })
+            Err(UserError::InvalidFile {
+                location: Location::line(path, line),
+                message: "the file is not valid UTF-8".into(),
+            })
         }
     }
 }

@@ -31,16 +31,35 @@ pub struct RunInfo {
 #[derive(Debug, Clone)]
 pub enum ExecutionEvent {
     RunStarted(RunInfo),
-    ProjectStarted { project: ProjectPath, attempt: u32, at: SystemTime },
+    ProjectStarted {
+        project: ProjectPath,
+        attempt: u32,
+        at: SystemTime,
+    },
     /// One line of a project's Pulumi output, already masked.
-    ProjectOutput { project: ProjectPath, stream: OutputStream, line: String },
-    ProjectProgress { project: ProjectPath, progress: OperationProgress },
+    ProjectOutput {
+        project: ProjectPath,
+        stream: OutputStream,
+        line: String,
+    },
+    ProjectProgress {
+        project: ProjectPath,
+        progress: OperationProgress,
+    },
     /// A note on the way: retry, stack created, hook running.
-    ProjectNote { project: ProjectPath, message: String },
+    ProjectNote {
+        project: ProjectPath,
+        message: String,
+    },
     ProjectFinished(ProjectReport),
     /// The user asked to stop; `level` tells whether running processes are being killed.
-    Interrupting { kill: bool },
-    RunFinished { at: SystemTime, interrupted: bool },
+    Interrupting {
+        kill: bool,
+    },
+    RunFinished {
+        at: SystemTime,
+        interrupted: bool,
+    },
 }
 
 /// The executor side of the event channel. Bounded, so a flood of output slows the producer

@@ -34,7 +34,8 @@ impl<J: ProjectJob> Executor<J> {
 
     /// Returns one report per planned project, in the order they finished.
     pub async fn run(self, events: EventSender, cancellation: Cancellation) -> Vec<ProjectReport> {
-        let mut states: BTreeMap<NodeIndex, State> = self.plan.steps.iter().map(|step| (step.node, State::Pending)).collect();
+        let mut states: BTreeMap<NodeIndex, State> =
+            self.plan.steps.iter().map(|step| (step.node, State::Pending)).collect();
         let mut reports = Vec::with_capacity(states.len());
         let mut running: JoinSet<(NodeIndex, ProjectReport)> = JoinSet::new();
         let mut cancel_changes = cancellation.subscribe();
@@ -83,7 +84,12 @@ impl<J: ProjectJob> Executor<J> {
                 _ = cancel_changes.changed() => {}
             }
         }
-        events.send(ExecutionEvent::RunFinished { at: SystemTime::now(), interrupted: stop_reason.is_none() && cancellation.level() >= CancelLevel::Graceful }).await;
+        events
+            .send(ExecutionEvent::RunFinished {
+                at: SystemTime::now(),
+                interrupted: stop_reason.is_none() && cancellation.level() >= CancelLevel::Graceful,
+            })
+            .await;
         reports
     }
 
@@ -93,9 +99,16 @@ impl<J: ProjectJob> Executor<J> {
             .steps
             .iter()
             .filter(|step| states[&step.node] == State::Pending)
-            .filter(|step| step.waits_for.iter().all(|blocker| states.get(blocker) == Some(&State::Done(ProjectResult::Succeeded))))
+            .filter(|step| {
+                step.waits_for.iter().all(|blocker| states.get(blocker) == Some(&State::Done(ProjectResult::Succeeded)))
+            })
             .filter(|step| match step.after_phase {
-                Some(phase) => self.plan.steps.iter().filter(|other| self.graph.project(other.node).phase == phase).all(|other| states[&other.node] == State::Done(ProjectResult::Succeeded)),
+                Some(phase) => self
+                    .plan
+                    .steps
+                    .iter()
+                    .filter(|other| self.graph.project(other.node).phase == phase)
+                    .all(|other| states[&other.node] == State::Done(ProjectResult::Succeeded)),
                 None => true,
             })
             .min_by_key(|step| start_priority(self.graph.project(step.node), step.node, self.plan.operation))
@@ -123,14 +136,30 @@ impl<J: ProjectJob> Executor<J> {
                 self.plan
                     .steps
                     .iter()
-                    .find(|other| self.graph.project(other.node).phase == phase && matches!(states[&other.node], State::Done(result) if result != ProjectResult::Succeeded))
-                    .map(|other| format!("{phase} phase did not succeed (`{}` {})", self.graph.project(other.node).path, match states[&other.node] { State::Done(result) => result.as_str(), _ => "" }))
+                    .find(|other| {
+                        self.graph.project(other.node).phase == phase
+                            && matches!(states[&other.node], State::Done(result) if result != ProjectResult::Succeeded)
+                    })
+                    .map(|other| {
+                        format!(
+                            "{phase} phase did not succeed (`{}` {})",
+                            self.graph.project(other.node).path,
+                            match states[&other.node] {
+                                State::Done(result) => result.as_str(),
+                                _ => "",
+                            }
+                        )
+                    })
             } else {
                 None
             };
             if let Some(reason) = reason {
                 states.insert(node, State::Done(ProjectResult::Skipped));
-                skipped.push(ProjectReport::not_run(self.graph.project(node).path.clone(), ProjectResult::Skipped, reason));
+                skipped.push(ProjectReport::not_run(
+                    self.graph.project(node).path.clone(),
+                    ProjectResult::Skipped,
+                    reason,
+                ));
             }
         }
         skipped
@@ -141,7 +170,11 @@ impl<J: ProjectJob> Executor<J> {
         for &node in &self.plan.order {
             if states[&node] == State::Pending {
                 states.insert(node, State::Done(ProjectResult::Cancelled));
-                cancelled.push(ProjectReport::not_run(self.graph.project(node).path.clone(), ProjectResult::Cancelled, reason.to_string()));
+                cancelled.push(ProjectReport::not_run(
+                    self.graph.project(node).path.clone(),
+                    ProjectResult::Cancelled,
+                    reason.to_string(),
+                ));
             }
         }
         cancelled
@@ -153,9 +186,11 @@ impl<J: ProjectJob> Executor<J> {
     }
 
     fn crashed_report(&self, node: NodeIndex, message: &str) -> ProjectReport {
-        let mut report = ProjectReport::not_run(self.graph.project(node).path.clone(), ProjectResult::Failed, String::new());
+        let mut report =
+            ProjectReport::not_run(self.graph.project(node).path.clone(), ProjectResult::Failed, String::new());
         report.reason = None;
-        report.failure = Some(super::FailureDetail { summary: format!("internal error: {message}"), ..Default::default() });
+        report.failure =
+            Some(super::FailureDetail { summary: format!("internal error: {message}"), ..Default::default() });
         report
     }
 }

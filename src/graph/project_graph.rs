@@ -24,13 +24,15 @@ impl ProjectGraph {
         let index: HashMap<&ProjectPath, NodeIndex> =
             provider.projects.iter().enumerate().map(|(i, project)| (&project.path, i)).collect();
         let known: Vec<String> = provider.projects.iter().map(|project| project.path.to_string()).collect();
-        let mut graph: DiGraph<NodeIndex, ()> = DiGraph::with_capacity(provider.projects.len(), provider.projects.len() * 2);
+        let mut graph: DiGraph<NodeIndex, ()> =
+            DiGraph::with_capacity(provider.projects.len(), provider.projects.len() * 2);
         for i in 0..provider.projects.len() {
             graph.add_node(i);
         }
         for (i, project) in provider.projects.iter().enumerate() {
             for (position, dependency) in project.depends_on.iter().enumerate() {
-                let location = project.dependency_origins.get(position).cloned().unwrap_or_else(|| project.origin.clone());
+                let location =
+                    project.dependency_origins.get(position).cloned().unwrap_or_else(|| project.origin.clone());
                 if dependency == &project.path {
                     return Err(UserError::SelfDependency { location, project: project.path.to_string() });
                 }

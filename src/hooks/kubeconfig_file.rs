@@ -6,9 +6,7 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
-use base64::engine::{
-    general_purpose::GeneralPurpose, general_purpose::GeneralPurposeConfig, DecodePaddingMode,
-};
+use base64::engine::{general_purpose::GeneralPurpose, general_purpose::GeneralPurposeConfig, DecodePaddingMode};
 use base64::Engine;
 use serde_yaml::{Mapping, Value};
 
@@ -49,9 +47,7 @@ fn malformed(which: &'static str, detail: String) -> KubeconfigError {
 pub fn decode_kubeconfig_output(value: &serde_json::Value) -> Result<Value, KubeconfigError> {
     let text = match value {
         serde_json::Value::String(text) => text,
-        serde_json::Value::Object(_) => {
-            return serde_yaml::to_value(value).map_err(|_| KubeconfigError::Undecodable)
-        }
+        serde_json::Value::Object(_) => return serde_yaml::to_value(value).map_err(|_| KubeconfigError::Undecodable),
         serde_json::Value::Null => return Err(KubeconfigError::OutputType("null")),
         serde_json::Value::Bool(_) => return Err(KubeconfigError::OutputType("boolean")),
         serde_json::Value::Number(_) => return Err(KubeconfigError::OutputType("number")),
@@ -61,8 +57,7 @@ pub fn decode_kubeconfig_output(value: &serde_json::Value) -> Result<Value, Kube
         return Ok(doc);
     }
     let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    let lenient =
-        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
+    let lenient = GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
     [base64::alphabet::STANDARD, base64::alphabet::URL_SAFE]
         .iter()
         .filter_map(|alphabet| GeneralPurpose::new(alphabet, lenient).decode(&compact).ok())
@@ -73,24 +68,15 @@ pub fn decode_kubeconfig_output(value: &serde_json::Value) -> Result<Value, Kube
 
 /// Parses YAML (JSON included) into a mapping.
 fn parse_mapping(text: &str) -> Option<Value> {
-    serde_yaml::from_str::<Value>(text)
-        .ok()
-        .filter(Value::is_mapping)
+    serde_yaml::from_str::<Value>(text).ok().filter(Value::is_mapping)
 }
 
 fn entry_name(entry: &Value) -> Option<&str> {
-    entry
-        .get("name")
-        .and_then(Value::as_str)
-        .filter(|name| !name.is_empty())
+    entry.get("name").and_then(Value::as_str).filter(|name| !name.is_empty())
 }
 
 /// The entries of `section`; absent or `null` is an empty list.
-fn section<'a>(
-    doc: &'a Mapping,
-    key: &str,
-    which: &'static str,
-) -> Result<&'a [Value], KubeconfigError> {
+fn section<'a>(doc: &'a Mapping, key: &str, which: &'static str) -> Result<&'a [Value], KubeconfigError> {
     match doc.get(key) {
         None | Some(Value::Null) => Ok(&[]),
         Some(Value::Sequence(entries)) => Ok(entries),
@@ -103,30 +89,20 @@ fn section<'a>(
 /// `new`'s current-context (or its first context when absent). Keeps other top-level keys of `existing`
 /// (preferences, extensions...). Returns the merged document.
 pub fn merge_kubeconfig(existing: Option<&Value>, new: &Value) -> Result<Value, KubeconfigError> {
-    let new = new
-        .as_mapping()
-        .ok_or_else(|| malformed("new", "the document is not a mapping".into()))?;
+    let new = new.as_mapping().ok_or_else(|| malformed("new", "the document is not a mapping".into()))?;
     for key in SECTIONS {
         let entries = section(new, key, "new")?;
         if entries.is_empty() {
             return Err(malformed("new", format!("`{key}` has no entries")));
         }
         if let Some(index) = entries.iter().position(|entry| entry_name(entry).is_none()) {
-            return Err(malformed(
-                "new",
-                format!("`{key}` entry {} has no `name`", index + 1),
-            ));
+            return Err(malformed("new", format!("`{key}` entry {} has no `name`", index + 1)));
         }
     }
     let mut merged = match existing {
         None | Some(Value::Null) => Mapping::new(),
         Some(Value::Mapping(doc)) => doc.clone(),
-        Some(_) => {
-            return Err(malformed(
-                "existing",
-                "the document is not a mapping".into(),
-            ))
-        }
+        Some(_) => return Err(malformed("existing", "the document is not a mapping".into())),
     };
     for (key, default) in [("apiVersion", "v1"), ("kind", "Config")] {
         if !merged.contains_key(key) {
@@ -136,34 +112,19 @@ pub fn merge_kubeconfig(existing: Option<&Value>, new: &Value) -> Result<Value, 
     for key in SECTIONS {
         let mut entries = section(&merged, key, "existing")?.to_vec();
         for entry in section(new, key, "new")? {
-            match entries
-                .iter_mut()
-                .find(|old| entry_name(old) == entry_name(entry))
-            {
+            match entries.iter_mut().find(|old| entry_name(old) == entry_name(entry)) {
                 Some(old) => *old = entry.clone(),
                 None => entries.push(entry.clone()),
             }
         }
         merged.insert(key.into(), Value::Sequence(entries));
     }
-    let current = match new
-        .get("current-context")
-        .and_then(Value::as_str)
-        .filter(|name| !name.is_empty())
-    {
+    let current = match new.get("current-context").and_then(Value::as_str).filter(|name| !name.is_empty()) {
         Some(name) => name.to_owned(),
-        None => entry_name(&section(new, "contexts", "new")?[0])
-            .unwrap_or_default()
-            .to_owned(),
+        None => entry_name(&section(new, "contexts", "new")?[0]).unwrap_or_default().to_owned(),
     };
-    if !section(&merged, "contexts", "existing")?
-        .iter()
-        .any(|entry| entry_name(entry) == Some(current.as_str()))
-    {
-        return Err(malformed(
-            "new",
-            format!("`current-context` `{current}` names no context"),
-        ));
+    if !section(&merged, "contexts", "existing")?.iter().any(|entry| entry_name(entry) == Some(current.as_str())) {
+        return Err(malformed("new", format!("`current-context` `{current}` names no context")));
     }
     merged.insert("current-context".into(), current.into());
     Ok(Value::Mapping(merged))
@@ -172,10 +133,7 @@ pub fn merge_kubeconfig(existing: Option<&Value>, new: &Value) -> Result<Value, 
 /// The file to write: the first entry of KUBECONFIG (split on ':'; empty entries skipped) from `env`
 /// (a lookup closure, so tests don't touch the process env), else `$HOME/.kube/config`.
 pub fn kubeconfig_target(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf, KubeconfigError> {
-    if let Some(first) = env("KUBECONFIG")
-        .as_deref()
-        .and_then(|list| list.split(':').find(|entry| !entry.is_empty()))
-    {
+    if let Some(first) = env("KUBECONFIG").as_deref().and_then(|list| list.split(':').find(|entry| !entry.is_empty())) {
         return Ok(PathBuf::from(first));
     }
     match env("HOME").filter(|home| !home.is_empty()) {
@@ -190,21 +148,14 @@ pub fn kubeconfig_target(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf
 /// concurrent hooks from losing each other's entries.
 pub fn install_kubeconfig(target: &Path, new: &Value) -> Result<String, KubeconfigError> {
     let is_link = std::fs::symlink_metadata(target).is_ok_and(|meta| meta.file_type().is_symlink());
-    let target = if is_link {
-        std::fs::canonicalize(target).map_err(io("resolve", target))?
-    } else {
-        target.to_path_buf()
-    };
+    let target =
+        if is_link { std::fs::canonicalize(target).map_err(io("resolve", target))? } else { target.to_path_buf() };
     let target = target.as_path();
     let dir = match target.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(io("create", dir))?;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(io("create", dir))?;
     let lock = std::fs::File::open(dir).map_err(io("open", dir))?;
     // SAFETY: flock on a descriptor we own; the lock is released when `lock` is dropped.
     if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
@@ -212,43 +163,28 @@ pub fn install_kubeconfig(target: &Path, new: &Value) -> Result<String, Kubeconf
     }
     let existing = match std::fs::read_to_string(target) {
         Ok(text) if text.trim().is_empty() => None,
-        Ok(text) => Some(serde_yaml::from_str::<Value>(&text).map_err(|err| {
-            KubeconfigError::InvalidYaml {
-                path: target.to_path_buf(),
-                location: err
-                    .location()
-                    .map(|at| format!(" at line {}, column {}", at.line(), at.column()))
-                    .unwrap_or_default(),
-            }
+        Ok(text) => Some(serde_yaml::from_str::<Value>(&text).map_err(|err| KubeconfigError::InvalidYaml {
+            path: target.to_path_buf(),
+            location:
+                err.location().map(|at| format!(" at line {}, column {}", at.line(), at.column())).unwrap_or_default(),
         })?),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
         Err(err) => return Err(io("read", target)(err)),
     };
     let merged = merge_kubeconfig(existing.as_ref(), new).map_err(|err| match err {
-        KubeconfigError::Malformed {
-            which: "existing",
-            detail,
-        } => KubeconfigError::MalformedFile {
-            path: target.to_path_buf(),
-            detail,
-        },
+        KubeconfigError::Malformed { which: "existing", detail } => {
+            KubeconfigError::MalformedFile { path: target.to_path_buf(), detail }
+        }
         err => err,
     })?;
-    let text = serde_yaml::to_string(&merged)
-        .map_err(|err| io("serialize", target)(std::io::Error::other(err)))?;
-    let file_name = target
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "config".into());
+    let text = serde_yaml::to_string(&merged).map_err(|err| io("serialize", target)(std::io::Error::other(err)))?;
+    let file_name =
+        target.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_else(|| "config".into());
     // The lock makes this name ours; a leftover from a crashed run with the same pid is stale.
     let temp = dir.join(format!(".{file_name}.runner-{}.tmp", std::process::id()));
     let _ = std::fs::remove_file(&temp);
     let written = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&temp)?;
+        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&temp)?;
         file.write_all(text.as_bytes())?;
         file.sync_all()?;
         std::fs::rename(&temp, target)
@@ -258,10 +194,7 @@ pub fn install_kubeconfig(target: &Path, new: &Value) -> Result<String, Kubeconf
         return Err(io("write", target)(err));
     }
     let _ = std::fs::File::open(dir).and_then(|dir| dir.sync_all());
-    Ok(merged["current-context"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned())
+    Ok(merged["current-context"].as_str().unwrap_or_default().to_owned())
 }
 
 #[cfg(test)]
@@ -277,12 +210,7 @@ mod tests {
     }
 
     fn names(doc: &Value, key: &str) -> Vec<String> {
-        doc[key]
-            .as_sequence()
-            .unwrap()
-            .iter()
-            .map(|entry| entry_name(entry).unwrap().to_owned())
-            .collect()
+        doc[key].as_sequence().unwrap().iter().map(|entry| entry_name(entry).unwrap().to_owned()).collect()
     }
 
     fn decode_text(text: &str) -> Result<Value, KubeconfigError> {
@@ -302,10 +230,7 @@ mod tests {
         assert_eq!(decode_kubeconfig_output(&object).unwrap(), plain);
         let err = decode_text("s3cret-token").unwrap_err();
         assert!(!err.to_string().contains("s3cret"), "{err}");
-        assert!(matches!(
-            decode_kubeconfig_output(&serde_json::json!(3)),
-            Err(KubeconfigError::OutputType("number"))
-        ));
+        assert!(matches!(decode_kubeconfig_output(&serde_json::json!(3)), Err(KubeconfigError::OutputType("number"))));
     }
 
     #[test]
@@ -318,10 +243,7 @@ mod tests {
         );
         let merged = merge_kubeconfig(Some(&existing), &yaml(NEW)).unwrap();
         assert_eq!(names(&merged, "clusters"), ["other", "mara"]);
-        assert_eq!(
-            merged["clusters"][1]["cluster"]["server"],
-            "https://10.0.0.1"
-        );
+        assert_eq!(merged["clusters"][1]["cluster"]["server"], "https://10.0.0.1");
         assert_eq!(names(&merged, "users"), ["other-user", "mara-admin"]);
         assert_eq!(names(&merged, "contexts"), ["mara", "other"]);
         assert_eq!(merged["contexts"][0]["context"]["user"], "mara-admin");
@@ -334,17 +256,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("a").join("b").join("config");
         assert_eq!(install_kubeconfig(&target, &yaml(NEW)).unwrap(), "mara");
-        assert_eq!(
-            std::fs::metadata(&target).unwrap().permissions().mode() & 0o777,
-            0o600
-        );
+        assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o600);
         let written = yaml(&std::fs::read_to_string(&target).unwrap());
         assert_eq!(names(&written, "contexts"), ["mara"]);
-        assert_eq!(
-            std::fs::read_dir(target.parent().unwrap()).unwrap().count(),
-            1,
-            "temp file left behind"
-        );
+        assert_eq!(std::fs::read_dir(target.parent().unwrap()).unwrap().count(), 1, "temp file left behind");
     }
 
     #[test]
@@ -354,14 +269,8 @@ mod tests {
         std::os::unix::fs::symlink(&real, &link).unwrap();
         std::fs::write(&real, "").unwrap();
         install_kubeconfig(&link, &yaml(NEW)).unwrap();
-        assert!(std::fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink());
-        assert_eq!(
-            names(&yaml(&std::fs::read_to_string(&real).unwrap()), "users"),
-            ["mara-admin"]
-        );
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(names(&yaml(&std::fs::read_to_string(&real).unwrap()), "users"), ["mara-admin"]);
     }
 
     #[test]
@@ -372,22 +281,14 @@ mod tests {
         std::fs::write(&target, broken).unwrap();
         let err = install_kubeconfig(&target, &yaml(NEW)).unwrap_err();
         let message = err.to_string();
-        assert!(
-            matches!(err, KubeconfigError::InvalidYaml { .. }),
-            "{message}"
-        );
+        assert!(matches!(err, KubeconfigError::InvalidYaml { .. }), "{message}");
         assert!(message.contains(&target.display().to_string()), "{message}");
         assert!(!message.contains("s3cret"), "{message}");
         assert_eq!(std::fs::read_to_string(&target).unwrap(), broken);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         std::fs::write(&target, "clusters: 3\n").unwrap();
-        let err = install_kubeconfig(&target, &yaml(NEW))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains(&target.display().to_string()) && err.contains("`clusters` is not a list"),
-            "{err}"
-        );
+        let err = install_kubeconfig(&target, &yaml(NEW)).unwrap_err().to_string();
+        assert!(err.contains(&target.display().to_string()) && err.contains("`clusters` is not a list"), "{err}");
     }
 
     #[test]
@@ -397,20 +298,11 @@ mod tests {
             "HOME" => Some("/home/me".to_owned()),
             _ => None,
         };
-        assert_eq!(
-            kubeconfig_target(&env).unwrap(),
-            PathBuf::from("/kube/first")
-        );
+        assert_eq!(kubeconfig_target(&env).unwrap(), PathBuf::from("/kube/first"));
         let home_only = |key: &str| (key == "HOME").then(|| "/home/me".to_owned());
-        assert_eq!(
-            kubeconfig_target(&home_only).unwrap(),
-            PathBuf::from("/home/me/.kube/config")
-        );
+        assert_eq!(kubeconfig_target(&home_only).unwrap(), PathBuf::from("/home/me/.kube/config"));
         let empty = |key: &str| (key == "KUBECONFIG").then(|| ":".to_owned());
-        assert!(matches!(
-            kubeconfig_target(&empty),
-            Err(KubeconfigError::NoTarget)
-        ));
+        assert!(matches!(kubeconfig_target(&empty), Err(KubeconfigError::NoTarget)));
     }
 
     #[test]
@@ -422,10 +314,7 @@ mod tests {
         let mut new = yaml(NEW);
         new["current-context"] = "elsewhere".into();
         let err = merge_kubeconfig(None, &new).unwrap_err().to_string();
-        assert_eq!(
-            err,
-            "new kubeconfig: `current-context` `elsewhere` names no context"
-        );
+        assert_eq!(err, "new kubeconfig: `current-context` `elsewhere` names no context");
     }
 
     #[test]
@@ -445,14 +334,8 @@ mod tests {
                 .env_remove("KUBECONFIG")
                 .env("HOME", dir.path())
                 .output()
-                .unwrap_or_else(|err| {
-                    panic!("this test needs `kubectl` on PATH (CI installs it): {err}")
-                });
-            assert!(
-                output.status.success(),
-                "kubectl {args:?} failed: {}",
-                String::from_utf8_lossy(&output.stderr)
-            );
+                .unwrap_or_else(|err| panic!("this test needs `kubectl` on PATH (CI installs it): {err}"));
+            assert!(output.status.success(), "kubectl {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
             String::from_utf8(output.stdout).unwrap()
         };
         let contexts = kubectl(&["config", "get-contexts", "-o", "name"]);

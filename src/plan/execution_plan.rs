@@ -125,7 +125,9 @@ fn waves(graph: &ProjectGraph, steps: &[PlanStep], order: &[NodeIndex]) -> Vec<V
     let mut wave_of: Vec<Option<usize>> = vec![None; graph.len()];
     let mut last_wave_of_phase: [Option<usize>; 2] = [None, None];
     let phase_slot = |phase: Phase| if phase == Phase::Infrastructure { 0 } else { 1 };
-    let step_of = |node: NodeIndex| &steps[steps.binary_search_by_key(&node, |step| step.node).expect("ordered nodes have steps")];
+    let step_of = |node: NodeIndex| {
+        &steps[steps.binary_search_by_key(&node, |step| step.node).expect("ordered nodes have steps")]
+    };
     // `order` is topological and lists a whole phase before the next, so blockers are seen first.
     for &node in order {
         let step = step_of(node);

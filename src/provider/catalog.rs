@@ -64,10 +64,8 @@ impl ProviderCatalog {
     }
 
     fn merge_file(&self, provider: &mut Provider, file: &Path, depth: usize, chain: &mut Vec<PathBuf>) -> Result<()> {
-        let text = read_text(file)?.ok_or_else(|| UserError::Unreadable {
-            path: file.to_path_buf(),
-            reason: "no such file".into(),
-        })?;
+        let text = read_text(file)?
+            .ok_or_else(|| UserError::Unreadable { path: file.to_path_buf(), reason: "no such file".into() })?;
         let parsed: ProviderFile = toml::from_str(&text).map_err(|err| UserError::InvalidFile {
             location: Location { path: file.to_path_buf(), line: err.span().map(|span| line_at(&text, span.start)) },
             message: err.message().trim_end_matches('\n').replace('\n', "; "),
@@ -86,7 +84,11 @@ impl ProviderCatalog {
             if !base_file.is_file() {
                 return Err(UserError::InvalidFile {
                     location: at(base.span().start),
-                    message: format!("`extends` names `{}`, but `{}` does not exist", base.get_ref(), base_file.display()),
+                    message: format!(
+                        "`extends` names `{}`, but `{}` does not exist",
+                        base.get_ref(),
+                        base_file.display()
+                    ),
                 });
             }
             self.merge_file(provider, &base_file, depth + 1, chain)?;
@@ -169,10 +171,7 @@ fn convert_project(raw: ProjectFile, origin: &Location, at: &dyn Fn(usize) -> Lo
     let raw_path = raw.path.get_ref();
     let path = ProjectPath::new(raw_path);
     if ProjectPath::escapes_root(raw_path) || path.as_str().is_empty() {
-        return Err(UserError::PathEscapesRoot {
-            location: at(raw.path.span().start),
-            project: raw_path.clone(),
-        });
+        return Err(UserError::PathEscapesRoot { location: at(raw.path.span().start), project: raw_path.clone() });
     }
     let mut depends_on = Vec::new();
     let mut dependency_origins = Vec::new();
@@ -194,7 +193,9 @@ fn convert_project(raw: ProjectFile, origin: &Location, at: &dyn Fn(usize) -> Lo
                 let timeout = match &hook.timeout {
                     Some(text) => humantime::parse_duration(text).map_err(|err| UserError::InvalidFile {
                         location: origin.clone(),
-                        message: format!("`timeout = \"{text}\"` is not a duration ({err}); write e.g. `\"30s\"` or `\"5m\"`"),
+                        message: format!(
+                            "`timeout = \"{text}\"` is not a duration ({err}); write e.g. `\"30s\"` or `\"5m\"`"
+                        ),
                     })?,
                     None => DEFAULT_HOOK_TIMEOUT,
                 };

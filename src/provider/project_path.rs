@@ -8,7 +8,8 @@ pub struct ProjectPath(String);
 impl ProjectPath {
     /// Normalises separators and trailing slashes so `a/b/` and `a//b` name the same project.
     pub fn new(raw: &str) -> Self {
-        let joined = raw.split(['/', '\\']).filter(|part| !part.is_empty() && *part != ".").collect::<Vec<_>>().join("/");
+        let joined =
+            raw.split(['/', '\\']).filter(|part| !part.is_empty() && *part != ".").collect::<Vec<_>>().join("/");
         Self(joined)
     }
 

@@ -12,13 +12,31 @@ use super::ResourceChanges;
 #[derive(Debug, Clone, PartialEq)]
 pub enum EngineEvent {
     /// A resource step is about to run.
-    ResourcePre { urn: String, op: String },
+    ResourcePre {
+        urn: String,
+        op: String,
+    },
     /// A resource step finished.
-    ResourceOutputs { urn: String, op: String },
+    ResourceOutputs {
+        urn: String,
+        op: String,
+    },
     /// A resource step failed.
-    ResourceFailed { urn: String, op: String },
-    Diagnostic { severity: String, message: String, urn: Option<String> },
-    Summary { changes: ResourceChanges, duration_seconds: Option<u64>, result: Option<String>, is_preview: Option<bool> },
+    ResourceFailed {
+        urn: String,
+        op: String,
+    },
+    Diagnostic {
+        severity: String,
+        message: String,
+        urn: Option<String>,
+    },
+    Summary {
+        changes: ResourceChanges,
+        duration_seconds: Option<u64>,
+        result: Option<String>,
+        is_preview: Option<bool>,
+    },
     /// Always the last event of a stream.
     Cancel,
 }

@@ -14,7 +14,8 @@ pub fn dot(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan) -> S
         if members.is_empty() {
             continue;
         }
-        let _ = writeln!(out, "  subgraph {} {{\n    label={};", quote(&format!("cluster_{phase}")), quote(phase.as_str()));
+        let _ =
+            writeln!(out, "  subgraph {} {{\n    label={};", quote(&format!("cluster_{phase}")), quote(phase.as_str()));
         for node in members {
             let project = graph.project(node);
             let label = format!("{}\\n{}", project.path, project.description);

@@ -30,9 +30,7 @@ pub fn tree(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan) -> 
             let _ = writeln!(out, "{phase} phase");
             current_phase = Some(phase);
         }
-        let last_in_phase = phase_waves
-            .get(position + 1)
-            .is_none_or(|(_, next)| graph.project(next[0]).phase != phase);
+        let last_in_phase = phase_waves.get(position + 1).is_none_or(|(_, next)| graph.project(next[0]).phase != phase);
         let (branch, indent) = if last_in_phase { ("└──", "    ") } else { ("├──", "│   ") };
         let parallel = if wave.len() > 1 { format!(" ({} in parallel)", wave.len()) } else { String::new() };
         let _ = writeln!(out, "{branch} wave {}{parallel}", wave_number + 1);

@@ -1,1 +1,17 @@
+mod event_dispatcher;
+mod json_report;
+mod junit_report;
+mod log_files;
+mod plain_reporter;
+mod reporter;
+mod run_summary;
+mod terminal_reporter;
 
+pub use event_dispatcher::dispatch_events;
+pub use json_report::write_json_report;
+pub use junit_report::write_junit_report;
+pub use log_files::LogFiles;
+pub use plain_reporter::PlainReporter;
+pub use reporter::Reporter;
+pub use run_summary::RunSummary;
+pub use terminal_reporter::TerminalReporter;

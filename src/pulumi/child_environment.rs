@@ -1,0 +1,143 @@
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::config::{EnvironmentFile, RepositoryRoot};
+
+/// The environment every `pulumi` child gets: the process environment, then the environment
+/// file over it, then what the runner itself needs.
+#[derive(Debug, Clone, Default)]
+pub struct ChildEnvironment {
+    vars: BTreeMap<String, String>,
+    /// True when the runner chose the backend (a file backend under `.runner/`).
+    pub default_backend: bool,
+}
+
+const RUNNER_BACKEND_DIR: &str = "backend";
+
+impl ChildEnvironment {
+    pub fn build(
+        process: impl IntoIterator<Item = (String, String)>,
+        file: &EnvironmentFile,
+        root: &RepositoryRoot,
+    ) -> Self {
+        let mut vars: BTreeMap<String, String> = process.into_iter().collect();
+        for entry in file.entries() {
+            vars.insert(entry.key.clone(), entry.value.clone());
+        }
+        // PULUMI_OPTION_* silently turns into CLI flags, which would change what the runner asked for.
+        vars.retain(|key, _| !key.starts_with("PULUMI_OPTION_"));
+        vars.insert("PULUMI_SKIP_UPDATE_CHECK".into(), "true".into());
+        let default_backend = !vars.get("PULUMI_BACKEND_URL").is_some_and(|url| !url.is_empty());
+        if default_backend {
+            let dir = root.state_dir().join(RUNNER_BACKEND_DIR);
+            vars.insert("PULUMI_BACKEND_URL".into(), format!("file://{}", dir.display()));
+        }
+        for key in ["KUBECONFIG", "PULUMI_CONFIG_PASSPHRASE_FILE"] {
+            if let Some(value) = vars.get(key) {
+                let resolved = resolve_path_list(value, root);
+                vars.insert(key.into(), resolved);
+            }
+        }
+        Self { vars, default_backend }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.vars.get(key).map(String::as_str).filter(|value| !value.is_empty())
+    }
+
+    pub fn set(&mut self, key: &str, value: String) {
+        self.vars.insert(key.into(), value);
+    }
+
+    pub fn vars(&self) -> &BTreeMap<String, String> {
+        &self.vars
+    }
+
+    /// Values that must never be printed: the passphrase and anything named like a credential.
+    pub fn secret_values(&self) -> Vec<String> {
+        let mut secrets: Vec<String> = self
+            .vars
+            .iter()
+            .filter(|(key, value)| is_secret_name(key) && value.len() >= 4)
+            .map(|(_, value)| value.clone())
+            .collect();
+        if let Some(file) = self.get("PULUMI_CONFIG_PASSPHRASE_FILE") {
+            if let Ok(text) = std::fs::read_to_string(file) {
+                let passphrase = text.trim_end_matches(['\n', '\r']).to_string();
+                if passphrase.len() >= 4 {
+                    secrets.push(passphrase);
+                }
+            }
+        }
+        secrets
+    }
+}
+
+pub fn is_secret_name(key: &str) -> bool {
+    let upper = key.to_ascii_uppercase();
+    ["TOKEN", "PASSWORD", "SECRET", "PASSPHRASE", "PRIVATE_KEY", "ACCESS_KEY", "CREDENTIAL"]
+        .iter()
+        .any(|word| upper.contains(word))
+}
+
+/// `KUBECONFIG`-style lists: relative entries are taken from the repository root.
+fn resolve_path_list(value: &str, root: &RepositoryRoot) -> String {
+    value
+        .split(':')
+        .map(
+            |entry| if entry.is_empty() { String::new() } else { root.resolve(Path::new(entry)).display().to_string() },
+        )
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root() -> (tempfile::TempDir, RepositoryRoot) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("providers")).unwrap();
+        let root = RepositoryRoot::at(dir.path()).unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn file_overrides_process_and_options_are_removed() {
+        let (_dir, root) = root();
+        let file = EnvironmentFile::parse(Path::new("environment"), "A=file\nPULUMI_OPTION_YES=true\n").unwrap();
+        let process =
+            vec![("A".to_string(), "process".to_string()), ("PULUMI_OPTION_PARALLEL".to_string(), "1".to_string())];
+        let env = ChildEnvironment::build(process, &file, &root);
+        assert_eq!(env.get("A"), Some("file"));
+        assert!(env.vars().keys().all(|key| !key.starts_with("PULUMI_OPTION_")));
+        assert_eq!(env.get("PULUMI_SKIP_UPDATE_CHECK"), Some("true"));
+    }
+
+    #[test]
+    fn default_backend_lives_under_runner_state() {
+        let (_dir, root) = root();
+        let env = ChildEnvironment::build(Vec::new(), &EnvironmentFile::default(), &root);
+        assert!(env.default_backend);
+        let url = env.get("PULUMI_BACKEND_URL").unwrap();
+        assert!(url.starts_with("file://") && url.ends_with(".runner/backend"), "{url}");
+    }
+
+    #[test]
+    fn relative_kubeconfig_is_taken_from_the_root() {
+        let (_dir, root) = root();
+        let file = EnvironmentFile::parse(Path::new("environment"), "KUBECONFIG=.runner/kube/config\n").unwrap();
+        let env = ChildEnvironment::build(Vec::new(), &file, &root);
+        assert_eq!(env.get("KUBECONFIG").map(Path::new), Some(root.path().join(".runner/kube/config").as_path()));
+    }
+
+    #[test]
+    fn credentials_are_secret() {
+        let (_dir, root) = root();
+        let file = EnvironmentFile::parse(Path::new("environment"), "DO_TOKEN=dop_v1_abc\nPLAIN=visible\n").unwrap();
+        let env = ChildEnvironment::build(Vec::new(), &file, &root);
+        let secrets = env.secret_values();
+        assert!(secrets.contains(&"dop_v1_abc".to_string()));
+        assert!(!secrets.contains(&"visible".to_string()));
+    }
+}

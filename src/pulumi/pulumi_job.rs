@@ -1,0 +1,330 @@
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use tokio::sync::Mutex;
+
+use super::{Backend, ChildEnvironment, ExitState, OperationProgress, ProcessOutcome, PulumiManifest, PulumiProcess};
+use crate::execute::{
+    Cancellation, EventSender, ExecutionEvent, FailureDetail, ProjectJob, ProjectReport, ProjectResult,
+};
+use crate::graph::{NodeIndex, ProjectGraph};
+use crate::hooks;
+use crate::plan::Operation;
+use crate::provider::{HookSpec, Project, Provider};
+use crate::secrets::SecretMask;
+
+/// What every project of a run shares.
+pub struct PulumiJobContext {
+    pub pulumi: PathBuf,
+    pub provider: Provider,
+    pub graph: Arc<ProjectGraph>,
+    pub stack: String,
+    pub operation: Operation,
+    pub environment: ChildEnvironment,
+    pub backend: Backend,
+    /// `config/pulumi/Pulumi.<stack>.yaml`, shared by every project.
+    pub stack_config_file: PathBuf,
+    /// Where event logs go: `.runner/logs/<run-id>/`.
+    pub log_dir: PathBuf,
+    pub mask: SecretMask,
+}
+
+/// Runs one project with the real `pulumi` CLI, the way the Automation API would, minus its waste:
+/// no `stack select`, one process per operation, outputs read only when a hook needs them.
+#[derive(Clone)]
+pub struct PulumiJob {
+    context: Arc<PulumiJobContext>,
+    /// `stack init` writes the shared config file (the encryption salt); one at a time.
+    stack_creation: Arc<Mutex<()>>,
+}
+
+impl PulumiJob {
+    pub fn new(context: PulumiJobContext) -> Self {
+        Self { context: Arc::new(context), stack_creation: Arc::new(Mutex::new(())) }
+    }
+}
+
+impl ProjectJob for PulumiJob {
+    fn run(
+        &self,
+        node: NodeIndex,
+        events: EventSender,
+        cancellation: Cancellation,
+    ) -> Pin<Box<dyn Future<Output = ProjectReport> + Send + 'static>> {
+        let job = self.clone();
+        Box::pin(async move { job.run_project(node, events, cancellation).await })
+    }
+}
+
+/// The failure Pulumi reports when the stack was never created.
+const NO_STACK: &str = "no stack named";
+
+impl PulumiJob {
+    async fn run_project(self, node: NodeIndex, events: EventSender, cancellation: Cancellation) -> ProjectReport {
+        let context = &self.context;
+        let project = context.graph.project(node).clone();
+        let started = SystemTime::now();
+        let clock = Instant::now();
+        events.send(ExecutionEvent::ProjectStarted { project: project.path.clone(), attempt: 1, at: started }).await;
+        let finish = |result: ProjectResult,
+                      progress: &OperationProgress,
+                      reason: Option<String>,
+                      failure: Option<FailureDetail>| ProjectReport {
+            project: project.path.clone(),
+            result,
+            started: Some(started),
+            duration: clock.elapsed(),
+            changes: progress.summary.unwrap_or_default(),
+            reason,
+            failure,
+            attempts: 1,
+        };
+        let dir = context.provider.project_dir(&project.path);
+        let manifest = match PulumiManifest::load(&dir) {
+            Ok(manifest) => manifest,
+            Err(message) => {
+                return finish(
+                    ProjectResult::Failed,
+                    &OperationProgress::default(),
+                    None,
+                    Some(simple_failure(message)),
+                )
+            }
+        };
+        let stack = context.backend.qualified_stack(&manifest.name, &context.stack);
+        let config_file = self.config_file_for(&manifest);
+        let exists = context.backend.stack_exists(&manifest.name, &context.stack);
+
+        if exists == Some(false) {
+            if matches!(context.operation, Operation::Refresh | Operation::Destroy) {
+                let reason = format!("stack `{stack}` does not exist; nothing to {}", context.operation);
+                return finish(ProjectResult::Succeeded, &OperationProgress::default(), Some(reason), None);
+            }
+            if let Err(failure) =
+                self.create_stack(&project, &dir, &stack, config_file.as_ref(), &events, &cancellation).await
+            {
+                return finish(ProjectResult::Failed, &OperationProgress::default(), None, Some(failure));
+            }
+        }
+
+        let mut outcome =
+            self.run_operation(&project, &dir, &stack, config_file.as_ref(), &events, &cancellation).await;
+        if exists.is_none()
+            && !outcome.exit.success()
+            && outcome.output_mentions(NO_STACK)
+            && context.operation != Operation::Destroy
+        {
+            if let Err(failure) =
+                self.create_stack(&project, &dir, &stack, config_file.as_ref(), &events, &cancellation).await
+            {
+                return finish(ProjectResult::Failed, &outcome.progress, None, Some(failure));
+            }
+            outcome = self.run_operation(&project, &dir, &stack, config_file.as_ref(), &events, &cancellation).await;
+        }
+
+        if outcome.cancelled && !outcome.exit.success() {
+            return finish(
+                ProjectResult::Cancelled,
+                &outcome.progress,
+                Some("cancelled while running".into()),
+                Some(self.failure_detail(&project, &outcome)),
+            );
+        }
+        if !outcome.exit.success() {
+            return finish(
+                ProjectResult::Failed,
+                &outcome.progress,
+                None,
+                Some(self.failure_detail(&project, &outcome)),
+            );
+        }
+        if context.operation == Operation::Up && !project.on_success.is_empty() {
+            if let Err(message) = self.run_hooks(&project, &dir, &stack, &events).await {
+                return finish(ProjectResult::Failed, &outcome.progress, None, Some(simple_failure(message)));
+            }
+        }
+        finish(ProjectResult::Succeeded, &outcome.progress, None, None)
+    }
+
+    /// `--config-file` unless the project's `Pulumi.yaml` already points at the shared folder.
+    fn config_file_for(&self, manifest: &PulumiManifest) -> Option<PathBuf> {
+        let shared_dir = self.context.stack_config_file.parent().map(crate::config::normalize_path);
+        match (&manifest.config_dir, shared_dir) {
+            (Some(own), Some(shared)) if *own == shared => None,
+            _ => Some(self.context.stack_config_file.clone()),
+        }
+    }
+
+    fn event_log_path(&self, project: &Project, suffix: &str) -> PathBuf {
+        self.context.log_dir.join(format!("{}.{suffix}.jsonl", project.path.as_str()))
+    }
+
+    async fn run_operation(
+        &self,
+        project: &Project,
+        dir: &std::path::Path,
+        stack: &str,
+        config_file: Option<&PathBuf>,
+        events: &EventSender,
+        cancellation: &Cancellation,
+    ) -> ProcessOutcome {
+        let operation = self.context.operation;
+        let event_log = self.event_log_path(project, "events");
+        if let Some(parent) = event_log.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        let _ = std::fs::remove_file(&event_log);
+        let mut args: Vec<String> = vec![
+            operation.as_str().into(),
+            "--stack".into(),
+            stack.into(),
+            "--non-interactive".into(),
+            "--color".into(),
+            "never".into(),
+        ];
+        if operation.mutates() {
+            args.extend(["--yes".into(), "--skip-preview".into()]);
+        }
+        args.extend(["--event-log".into(), event_log.display().to_string()]);
+        if let Some(file) = config_file {
+            args.extend(["--config-file".into(), file.display().to_string()]);
+        }
+        PulumiProcess {
+            program: &self.context.pulumi,
+            args,
+            cwd: dir,
+            env: self.context.environment.vars(),
+            event_log: Some(event_log),
+            project: &project.path,
+        }
+        .run(events, cancellation)
+        .await
+    }
+
+    async fn create_stack(
+        &self,
+        project: &Project,
+        dir: &std::path::Path,
+        stack: &str,
+        config_file: Option<&PathBuf>,
+        events: &EventSender,
+        cancellation: &Cancellation,
+    ) -> Result<(), FailureDetail> {
+        let _guard = self.stack_creation.lock().await;
+        events
+            .send(ExecutionEvent::ProjectNote {
+                project: project.path.clone(),
+                message: format!("creating stack `{stack}`"),
+            })
+            .await;
+        let mut args: Vec<String> = vec!["stack".into(), "init".into(), stack.into(), "--non-interactive".into()];
+        if let Some(file) = config_file {
+            args.extend(["--config-file".into(), file.display().to_string()]);
+        }
+        let outcome = PulumiProcess {
+            program: &self.context.pulumi,
+            args,
+            cwd: dir,
+            env: self.context.environment.vars(),
+            event_log: None,
+            project: &project.path,
+        }
+        .run(events, cancellation)
+        .await;
+        if outcome.exit.success() || outcome.output_mentions("already exists") {
+            Ok(())
+        } else {
+            let mut detail = self.failure_detail(project, &outcome);
+            detail.summary = format!("`pulumi stack init {stack}` failed with {}", outcome.exit.describe());
+            Err(detail)
+        }
+    }
+
+    /// Reads the outputs once (with secrets, masked from then on) and runs each hook in order.
+    async fn run_hooks(
+        &self,
+        project: &Project,
+        dir: &std::path::Path,
+        stack: &str,
+        events: &EventSender,
+    ) -> Result<(), String> {
+        let outputs = self.read_outputs(dir, stack).await?;
+        for hook in &project.on_success {
+            events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message: hook.describe() }).await;
+            match hook {
+                HookSpec::Kubeconfig { output } => {
+                    let value = outputs.get(output).ok_or_else(|| {
+                        format!("stack output `{output}` does not exist; the kubeconfig hook needs it")
+                    })?;
+                    let kubeconfig =
+                        hooks::decode_kubeconfig_output(value).map_err(|err| format!("kubeconfig hook: {err}"))?;
+                    let env = self.context.environment.clone();
+                    let target = hooks::kubeconfig_target(&|key: &str| env.get(key).map(str::to_string))
+                        .map_err(|err| format!("kubeconfig hook: {err}"))?;
+                    let shown = target.display().to_string();
+                    let context = tokio::task::spawn_blocking(move || hooks::install_kubeconfig(&target, &kubeconfig))
+                        .await
+                        .map_err(|err| format!("kubeconfig hook: {err}"))?
+                        .map_err(|err| format!("kubeconfig hook: {err}"))?;
+                    events
+                        .send(ExecutionEvent::ProjectNote {
+                            project: project.path.clone(),
+                            message: format!("kubeconfig context `{context}` installed in `{shown}`"),
+                        })
+                        .await;
+                }
+                HookSpec::Command { argv, timeout } => {
+                    hooks::run_command_hook(argv, *timeout, dir, self.context.environment.vars(), &outputs)
+                        .await
+                        .map_err(|err| format!("on_success command: {err}"))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn read_outputs(
+        &self,
+        dir: &std::path::Path,
+        stack: &str,
+    ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+        let output = tokio::process::Command::new(&self.context.pulumi)
+            .args(["stack", "output", "--json", "--show-secrets", "--non-interactive", "--stack", stack])
+            .current_dir(dir)
+            .env_clear()
+            .envs(self.context.environment.vars())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .await
+            .map_err(|err| format!("cannot run `pulumi stack output`: {err}"))?;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            return Err(format!("`pulumi stack output` failed: {}", self.context.mask.apply(stderr.trim())));
+        }
+        let outputs: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&output.stdout)
+            .map_err(|err| format!("`pulumi stack output --json` printed no JSON object: {err}"))?;
+        self.context.mask.add_json_strings(&outputs);
+        Ok(outputs)
+    }
+
+    fn failure_detail(&self, project: &Project, outcome: &ProcessOutcome) -> FailureDetail {
+        let summary = match (&outcome.exit, outcome.progress.errors.first()) {
+            (ExitState::SpawnFailed(reason), _) => format!("could not start `pulumi`: {reason}"),
+            (_, Some(first)) => first.lines().next().unwrap_or(first).to_string(),
+            (exit, None) => format!("`pulumi {}` ended with {}", self.context.operation, exit.describe()),
+        };
+        FailureDetail {
+            summary,
+            diagnostics: outcome.progress.errors.clone(),
+            log_tail: outcome.output_tail.clone(),
+            log_path: Some(self.context.log_dir.join(format!("{}.log", project.path.as_str()))),
+        }
+    }
+}
+
+fn simple_failure(message: String) -> FailureDetail {
+    FailureDetail { summary: message, ..Default::default() }
+}

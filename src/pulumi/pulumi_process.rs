@@ -1,0 +1,214 @@
+use std::collections::{BTreeMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::process::Command;
+
+use super::{EventLogTail, OperationProgress};
+use crate::execute::{CancelLevel, Cancellation, EventSender, ExecutionEvent, OutputStream};
+use crate::provider::ProjectPath;
+
+/// Lines kept for the failure summary: the end of the output is where Pulumi explains itself.
+const TAIL_LINES: usize = 25;
+/// Longer output lines are cut into pieces so one huge line cannot fill memory.
+const MAX_LINE_BYTES: usize = 16 * 1024;
+const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
+
+/// How a child process ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExitState {
+    Exited(i32),
+    Signaled(i32),
+    SpawnFailed(String),
+}
+
+impl ExitState {
+    pub fn success(&self) -> bool {
+        matches!(self, ExitState::Exited(0))
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            ExitState::Exited(code) => format!("exit code {code}"),
+            ExitState::Signaled(signal) => format!("killed by signal {signal}"),
+            ExitState::SpawnFailed(reason) => format!("could not start: {reason}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ProcessOutcome {
+    pub exit: ExitState,
+    pub progress: OperationProgress,
+    pub output_tail: Vec<String>,
+    /// True when the runner asked the process to stop.
+    pub cancelled: bool,
+}
+
+impl ProcessOutcome {
+    pub fn output_mentions(&self, needle: &str) -> bool {
+        self.output_tail.iter().any(|line| line.contains(needle))
+            || self.progress.errors.iter().any(|line| line.contains(needle))
+    }
+}
+
+/// One `pulumi` invocation: its own process group, output streamed as events line by line,
+/// the event log followed for progress, and Ctrl-C forwarded as SIGINT once.
+pub struct PulumiProcess<'a> {
+    pub program: &'a Path,
+    pub args: Vec<String>,
+    pub cwd: &'a Path,
+    pub env: &'a BTreeMap<String, String>,
+    pub event_log: Option<PathBuf>,
+    pub project: &'a ProjectPath,
+}
+
+impl PulumiProcess<'_> {
+    pub async fn run(self, events: &EventSender, cancellation: &Cancellation) -> ProcessOutcome {
+        let mut command = Command::new(self.program);
+        command
+            .args(&self.args)
+            .current_dir(self.cwd)
+            .env_clear()
+            .envs(self.env)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        let mut child = match command.spawn() {
+            Ok(child) => child,
+            Err(err) => {
+                return ProcessOutcome {
+                    exit: ExitState::SpawnFailed(format!("`{}`: {err}", self.program.display())),
+                    progress: OperationProgress::default(),
+                    output_tail: Vec::new(),
+                    cancelled: false,
+                }
+            }
+        };
+        let pid = child.id().map(|pid| pid as i32);
+        let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL_LINES)));
+        let stdout = child.stdout.take().map(|out| {
+            tokio::spawn(forward_lines(
+                out,
+                self.project.clone(),
+                OutputStream::Stdout,
+                events.clone(),
+                Arc::clone(&tail),
+            ))
+        });
+        let stderr = child.stderr.take().map(|err| {
+            tokio::spawn(forward_lines(
+                err,
+                self.project.clone(),
+                OutputStream::Stderr,
+                events.clone(),
+                Arc::clone(&tail),
+            ))
+        });
+
+        let mut log = self.event_log.as_deref().map(EventLogTail::new);
+        let mut progress = OperationProgress::default();
+        let mut cancel_changes = cancellation.subscribe();
+        let mut signalled = CancelLevel::Running;
+        let mut ticker = tokio::time::interval(PROGRESS_INTERVAL);
+        let status = loop {
+            let level = cancellation.level();
+            if level > signalled {
+                if let Some(pid) = pid {
+                    let signal = if level == CancelLevel::Kill { libc::SIGKILL } else { libc::SIGINT };
+                    // Negative pid: the whole process group, so plugins and language hosts stop too.
+                    unsafe { libc::kill(-pid, signal) };
+                }
+                signalled = level;
+            }
+            tokio::select! {
+                status = child.wait() => break status,
+                _ = ticker.tick() => {
+                    if let Some(log) = log.as_mut() {
+                        let fresh = log.poll();
+                        if !fresh.is_empty() {
+                            fresh.iter().for_each(|event| progress.apply(event));
+                            events.send(ExecutionEvent::ProjectProgress { project: self.project.clone(), progress: progress.clone() }).await;
+                        }
+                    }
+                }
+                _ = cancel_changes.changed() => {}
+            }
+        };
+        for reader in [stdout, stderr].into_iter().flatten() {
+            let _ = reader.await;
+        }
+        if let Some(log) = log.as_mut() {
+            log.finish().iter().for_each(|event| progress.apply(event));
+        }
+        let exit = match status {
+            Ok(status) => {
+                use std::os::unix::process::ExitStatusExt;
+                match (status.code(), status.signal()) {
+                    (Some(code), _) => ExitState::Exited(code),
+                    (None, Some(signal)) => ExitState::Signaled(signal),
+                    (None, None) => ExitState::Exited(-1),
+                }
+            }
+            Err(err) => ExitState::SpawnFailed(err.to_string()),
+        };
+        let output_tail = tail.lock().map(|lines| lines.iter().cloned().collect()).unwrap_or_default();
+        ProcessOutcome { exit, progress, output_tail, cancelled: signalled > CancelLevel::Running }
+    }
+}
+
+async fn forward_lines(
+    stream: impl AsyncRead + Unpin,
+    project: ProjectPath,
+    kind: OutputStream,
+    events: EventSender,
+    tail: Arc<Mutex<VecDeque<String>>>,
+) {
+    let mut reader = BufReader::with_capacity(64 * 1024, stream);
+    let mut line = Vec::with_capacity(256);
+    loop {
+        let available = match reader.fill_buf().await {
+            Ok([]) | Err(_) => break,
+            Ok(available) => available,
+        };
+        let (taken, complete) = match available.iter().position(|b| *b == b'\n') {
+            Some(at) => (at + 1, true),
+            None => (available.len(), false),
+        };
+        let room = MAX_LINE_BYTES.saturating_sub(line.len());
+        line.extend_from_slice(&available[..taken.min(room)]);
+        let overflowing = line.len() >= MAX_LINE_BYTES;
+        reader.consume(taken);
+        if complete || overflowing {
+            emit(&mut line, &project, kind, &events, &tail).await;
+        }
+    }
+    if !line.is_empty() {
+        emit(&mut line, &project, kind, &events, &tail).await;
+    }
+}
+
+async fn emit(
+    line: &mut Vec<u8>,
+    project: &ProjectPath,
+    stream: OutputStream,
+    events: &EventSender,
+    tail: &Mutex<VecDeque<String>>,
+) {
+    let text = String::from_utf8_lossy(line).trim_end_matches(['\n', '\r']).to_string();
+    line.clear();
+    if let Ok(mut tail) = tail.lock() {
+        if !text.trim().is_empty() {
+            if tail.len() == TAIL_LINES {
+                tail.pop_front();
+            }
+            tail.push_back(text.clone());
+        }
+    }
+    events.send(ExecutionEvent::ProjectOutput { project: project.clone(), stream, line: text }).await;
+}

@@ -1,0 +1,65 @@
+use std::io::Write;
+
+use super::run_summary::format_duration;
+use super::Reporter;
+use crate::execute::{ExecutionEvent, ProjectResult};
+
+/// For CI logs and pipes: one timestamped line per state change, no spinners, no colour.
+pub struct PlainReporter {
+    verbose: bool,
+}
+
+impl PlainReporter {
+    pub fn new(verbose: bool) -> Self {
+        Self { verbose }
+    }
+}
+
+fn timestamp() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    now.format(&time::macros::format_description!("[hour]:[minute]:[second]")).unwrap_or_default()
+}
+
+impl Reporter for PlainReporter {
+    fn on_event(&mut self, event: &ExecutionEvent) {
+        let line = match event {
+            ExecutionEvent::RunStarted(info) => format!(
+                "{} {} projects of `{}` on stack `{}` (parallelism {}), logs in {}",
+                info.operation,
+                info.projects.len(),
+                info.provider,
+                info.stack,
+                info.parallelism,
+                info.log_dir.display()
+            ),
+            ExecutionEvent::ProjectStarted { project, attempt, .. } if *attempt > 1 => {
+                format!("{project} started (attempt {attempt})")
+            }
+            ExecutionEvent::ProjectStarted { project, .. } => format!("{project} started"),
+            ExecutionEvent::ProjectNote { project, message } => format!("{project} {message}"),
+            ExecutionEvent::ProjectOutput { project, line, .. } if self.verbose => {
+                let _ = writeln!(std::io::stderr().lock(), "[{project}] {line}");
+                return;
+            }
+            ExecutionEvent::ProjectFinished(report) => {
+                let mut line = format!("{} {}", report.project, report.result.as_str());
+                if report.result == ProjectResult::Succeeded || report.result == ProjectResult::Failed {
+                    line.push_str(&format!(" in {}", format_duration(report.duration)));
+                }
+                if let Some(reason) = &report.reason {
+                    line.push_str(&format!(": {reason}"));
+                }
+                if let Some(failure) = &report.failure {
+                    line.push_str(&format!(": {}", failure.summary));
+                }
+                line
+            }
+            ExecutionEvent::Interrupting { kill: false } => {
+                "interrupted: cancelling running projects (Ctrl-C again to kill them)".into()
+            }
+            ExecutionEvent::Interrupting { kill: true } => "interrupted again: killing running projects".into(),
+            _ => return,
+        };
+        let _ = writeln!(std::io::stderr().lock(), "{} {line}", timestamp());
+    }
+}

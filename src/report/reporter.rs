@@ -1,0 +1,6 @@
+use crate::execute::ExecutionEvent;
+
+/// A consumer of execution events. Reporters print or write; they never touch processes.
+pub trait Reporter: Send {
+    fn on_event(&mut self, event: &ExecutionEvent);
+}

@@ -1,0 +1,125 @@
+use std::fmt::Write;
+use std::time::{Duration, SystemTime};
+
+use super::Reporter;
+use crate::execute::{ExecutionEvent, ProjectReport, ProjectResult, RunInfo};
+
+/// Collects the run as it happens; the end-of-run table and the report files are drawn from it.
+#[derive(Debug, Default, Clone)]
+pub struct RunSummary {
+    pub info: Option<RunInfo>,
+    pub reports: Vec<ProjectReport>,
+    pub finished: Option<SystemTime>,
+    pub interrupted: bool,
+}
+
+impl Reporter for RunSummary {
+    fn on_event(&mut self, event: &ExecutionEvent) {
+        match event {
+            ExecutionEvent::RunStarted(info) => self.info = Some(info.clone()),
+            ExecutionEvent::ProjectFinished(report) => self.reports.push(report.clone()),
+            ExecutionEvent::RunFinished { at, interrupted } => {
+                self.finished = Some(*at);
+                self.interrupted = *interrupted;
+            }
+            _ => {}
+        }
+    }
+}
+
+impl RunSummary {
+    /// Reports in plan order (the order projects were declared), not finish order.
+    pub fn ordered(&self) -> Vec<&ProjectReport> {
+        let Some(info) = &self.info else { return self.reports.iter().collect() };
+        info.projects.iter().filter_map(|path| self.reports.iter().find(|report| &report.project == path)).collect()
+    }
+
+    pub fn count(&self, result: ProjectResult) -> usize {
+        self.reports.iter().filter(|report| report.result == result).count()
+    }
+
+    pub fn all_succeeded(&self) -> bool {
+        !self.reports.is_empty() && self.reports.iter().all(|report| report.result == ProjectResult::Succeeded)
+            || self.reports.is_empty() && self.info.as_ref().is_some_and(|info| info.projects.is_empty())
+    }
+
+    pub fn wall_time(&self) -> Duration {
+        match (&self.info, self.finished) {
+            (Some(info), Some(end)) => end.duration_since(info.started).unwrap_or_default(),
+            _ => Duration::ZERO,
+        }
+    }
+
+    /// The table printed at the end: project, result, duration, resource changes.
+    pub fn table(&self) -> String {
+        let rows = self.ordered();
+        let width = rows.iter().map(|report| report.project.as_str().len()).max().unwrap_or(7).max(7);
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{:width$}  {:9}  {:>8}  {:>7} {:>7} {:>7} {:>9}",
+            "project", "result", "duration", "created", "updated", "deleted", "unchanged"
+        );
+        for report in &rows {
+            let changes = &report.changes;
+            let _ = writeln!(
+                out,
+                "{:width$}  {:9}  {:>8}  {:>7} {:>7} {:>7} {:>9}",
+                report.project.as_str(),
+                report.result.as_str(),
+                format_duration(report.duration),
+                changes.created + changes.replaced,
+                changes.updated,
+                changes.deleted,
+                changes.unchanged
+            );
+        }
+        let _ = write!(
+            out,
+            "{} succeeded, {} failed, {} skipped, {} cancelled in {}",
+            self.count(ProjectResult::Succeeded),
+            self.count(ProjectResult::Failed),
+            self.count(ProjectResult::Skipped),
+            self.count(ProjectResult::Cancelled),
+            format_duration(self.wall_time())
+        );
+        out.push('\n');
+        out
+    }
+
+    /// For each failed project: what Pulumi said, then the end of its log and where the log is.
+    pub fn failures(&self) -> String {
+        let mut out = String::new();
+        for report in self.ordered() {
+            let Some(failure) = &report.failure else { continue };
+            if report.result != ProjectResult::Failed {
+                continue;
+            }
+            let _ = writeln!(out, "error: `{}` failed: {}", report.project, failure.summary);
+            for diagnostic in failure.diagnostics.iter().skip(1) {
+                for line in diagnostic.lines() {
+                    let _ = writeln!(out, "  {line}");
+                }
+            }
+            if failure.diagnostics.is_empty() && !failure.log_tail.is_empty() {
+                let _ = writeln!(out, "  last lines of output:");
+                for line in failure.log_tail.iter().rev().take(10).collect::<Vec<_>>().into_iter().rev() {
+                    let _ = writeln!(out, "  | {line}");
+                }
+            }
+            if let Some(path) = &failure.log_path {
+                let _ = writeln!(out, "  full log: {}", path.display());
+            }
+        }
+        out
+    }
+}
+
+pub fn format_duration(duration: Duration) -> String {
+    let seconds = duration.as_secs();
+    if seconds >= 60 {
+        format!("{}m{:02}s", seconds / 60, seconds % 60)
+    } else {
+        format!("{:.1}s", duration.as_secs_f64())
+    }
+}

@@ -1,0 +1,3 @@
+mod secret_mask;
+
+pub use secret_mask::{SecretMask, MASK};

@@ -1,0 +1,9 @@
+//! One integration test binary: each module drives the real `runner` binary in a temporary repository.
+
+mod support;
+
+mod errors_test;
+mod run_fake_pulumi_test;
+mod run_real_pulumi_test;
+mod show_test;
+mod validate_test;

@@ -1,0 +1,259 @@
+//! What the real CLI cannot be made to do on demand: failures, crashes, hangs, slow projects,
+//! lock conflicts. The test double in `tests/support/fake-pulumi` stands in for `pulumi`.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::{fake_pulumi_dir, path_with, Workspace};
+
+/// Two independent branches: a -> b, and c alone; d (kubernetes) after b.
+const PROVIDER: &str = r#"
+description = "fault injection"
+[[project]]
+path = "a"
+phase = "infrastructure"
+[[project]]
+path = "b"
+phase = "infrastructure"
+depends_on = ["a"]
+[[project]]
+path = "c"
+phase = "infrastructure"
+[[project]]
+path = "d"
+phase = "kubernetes"
+depends_on = ["b"]
+"#;
+
+fn workspace(script: &str) -> Workspace {
+    let mut workspace = Workspace::new();
+    workspace.provider("demo", PROVIDER).project("a").project("b").project("c").project("d");
+    workspace.file("fake-script.json", script);
+    let state = workspace.path("fake-state");
+    let script_path = workspace.path("fake-script.json");
+    workspace
+        .set_env("PATH", path_with(&fake_pulumi_dir()))
+        .set_env("FAKE_PULUMI_SCRIPT", script_path.display().to_string())
+        .set_env("FAKE_PULUMI_STATE", state.display().to_string())
+        .set_env("PULUMI_CONFIG_PASSPHRASE", "fake-passphrase");
+    workspace
+}
+
+fn invocations(workspace: &Workspace) -> Vec<Value> {
+    let text = std::fs::read_to_string(workspace.path("fake-state/invocations.jsonl")).unwrap_or_default();
+    text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+}
+
+/// (start, end) of each deploy operation per project, from the double's own record.
+fn spans(workspace: &Workspace, op: &str) -> Vec<(String, f64, f64)> {
+    let all = invocations(workspace);
+    let mut spans = Vec::new();
+    for start in all.iter().filter(|line| line["event"] == "start" && line["op"] == op) {
+        let end = all
+            .iter()
+            .find(|line| line["event"] == "end" && line["pid"] == start["pid"])
+            .expect("every start has an end");
+        spans.push((
+            start["project"].as_str().unwrap().to_string(),
+            start["start"].as_f64().unwrap(),
+            end["end"].as_f64().unwrap(),
+        ));
+    }
+    spans
+}
+
+fn report(workspace: &Workspace, file: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(workspace.path(file)).unwrap()).unwrap()
+}
+
+fn result_of(report: &Value, project: &str) -> String {
+    report["projects"].as_array().unwrap().iter().find(|p| p["project"] == project).unwrap()["result"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_failure_skips_dependents_and_independent_branches_finish() {
+    let workspace = workspace(r#"{"projects": {"a": {"fail": "boom: quota exceeded"}}}"#);
+    let output = workspace.run(&[
+        "up",
+        "--provider",
+        "demo",
+        "--stack",
+        "dev",
+        "--report",
+        "json=report.json",
+        "--report",
+        "junit=report.xml",
+    ]);
+    output.expect_code(1).expect_stderr_contains("`a` failed: boom: quota exceeded");
+    let report = report(&workspace, "report.json");
+    assert_eq!(result_of(&report, "a"), "failed");
+    assert_eq!(result_of(&report, "b"), "skipped");
+    assert_eq!(result_of(&report, "c"), "succeeded");
+    assert_eq!(result_of(&report, "d"), "skipped");
+    let junit = std::fs::read_to_string(workspace.path("report.xml")).unwrap();
+    assert!(
+        junit.contains("<failure message=\"boom: quota exceeded\"")
+            && junit.contains("<skipped message=\"skipped: dependency `a` failed\""),
+        "{junit}"
+    );
+    assert!(output.stdout().contains("1 succeeded, 1 failed, 2 skipped, 0 cancelled"), "{}", output.stdout());
+}
+
+#[test]
+fn a_crash_is_a_failure_with_its_signal() {
+    let workspace = workspace(r#"{"projects": {"c": {"crash": true}}}"#);
+    let output = workspace.run(&["up", "--provider", "demo", "--stack", "dev"]);
+    output.expect_code(1).expect_stderr_contains("`c` failed: `pulumi up` ended with killed by signal 9");
+    assert!(output.stdout().contains("3 succeeded, 1 failed"), "{}", output.stdout());
+}
+
+#[test]
+fn independent_slow_projects_overlap_in_time() {
+    let workspace = workspace(r#"{"default": {"sleep": 1.0}}"#);
+    let started = Instant::now();
+    workspace.run(&["up", "--provider", "demo", "--stack", "dev", "--parallelism", "4"]).expect_code(0);
+    let spans = spans(&workspace, "up");
+    let a = spans.iter().find(|s| s.0 == "a").unwrap();
+    let c = spans.iter().find(|s| s.0 == "c").unwrap();
+    assert!(a.1 < c.2 && c.1 < a.2, "a and c must overlap: {spans:?}");
+    // a -> b -> d is the critical path: three seconds, not four.
+    assert!(started.elapsed() < Duration::from_millis(3900), "took {:?}", started.elapsed());
+}
+
+#[test]
+fn parallelism_one_runs_in_declaration_order_one_at_a_time() {
+    let workspace = workspace(r#"{"default": {"sleep": 0.1}}"#);
+    workspace.run(&["up", "--provider", "demo", "--stack", "dev", "--parallelism", "1"]).expect_code(0);
+    let spans = spans(&workspace, "up");
+    let order: Vec<&str> = spans.iter().map(|s| s.0.as_str()).collect();
+    assert_eq!(order, ["a", "b", "c", "d"]);
+    for pair in spans.windows(2) {
+        assert!(pair[0].2 <= pair[1].1 + 0.01, "overlap at parallelism 1: {pair:?}");
+    }
+}
+
+#[test]
+fn destroy_runs_dependents_first() {
+    let workspace = workspace(r#"{"default": {"sleep": 0.05}}"#);
+    workspace.run(&["up", "--provider", "demo", "--stack", "dev"]).expect_code(0);
+    workspace.run(&["destroy", "--provider", "demo", "--stack", "dev", "--yes", "--parallelism", "1"]).expect_code(0);
+    let order: Vec<String> = spans(&workspace, "destroy").into_iter().map(|s| s.0).collect();
+    assert_eq!(order, ["d", "c", "b", "a"]);
+}
+
+#[test]
+fn destroy_without_a_terminal_requires_yes() {
+    let workspace = workspace("{}");
+    workspace
+        .run(&["destroy", "--provider", "demo", "--stack", "dev"])
+        .expect_code(2)
+        .expect_stderr_contains("pass `--yes`");
+    assert!(invocations(&workspace).is_empty(), "nothing may run before confirmation");
+}
+
+#[test]
+fn fail_fast_cancels_running_projects_and_starts_nothing_new() {
+    let workspace = workspace(r#"{"projects": {"a": {"fail": "early failure"}, "c": {"hang": true}}}"#);
+    let started = Instant::now();
+    let output =
+        workspace.run(&["up", "--provider", "demo", "--stack", "dev", "--fail-fast", "--report", "json=report.json"]);
+    output.expect_code(1);
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let report = report(&workspace, "report.json");
+    assert_eq!(result_of(&report, "a"), "failed");
+    assert_eq!(result_of(&report, "c"), "cancelled");
+    assert!(matches!(result_of(&report, "b").as_str(), "skipped" | "cancelled"));
+}
+
+#[test]
+fn a_lock_conflict_is_reported_with_pulumis_words() {
+    let workspace = workspace(r#"{"projects": {"c": {"lock_failures": 5}}}"#);
+    let output = workspace.run(&["up", "--provider", "demo", "--stack", "dev"]);
+    output.expect_code(1).expect_stderr_contains("the stack is currently locked");
+}
+
+#[test]
+fn a_missing_stack_is_created_once() {
+    let workspace = workspace(r#"{"default": {"missing_stack": true}}"#);
+    workspace.run(&["up", "--provider", "demo", "--stack", "dev"]).expect_code(0);
+    let inits =
+        invocations(&workspace).into_iter().filter(|line| line["event"] == "start" && line["op"] == "init").count();
+    assert_eq!(inits, 4);
+}
+
+#[test]
+fn ctrl_c_cancels_running_projects_and_exits_130() {
+    let workspace = workspace(r#"{"projects": {"c": {"hang": true}}, "default": {"sleep": 0.2}}"#);
+    let mut child = workspace
+        .std_command(&["up", "--provider", "demo", "--stack", "dev", "--report", "json=report.json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !invocations(&workspace).iter().any(|line| line["project"] == "c" && line["event"] == "start") {
+        assert!(Instant::now() < deadline, "c never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    unsafe { libc_kill(child.id() as i32, 2) };
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = report(&workspace, "report.json");
+    assert_eq!(result_of(&report, "c"), "cancelled");
+    let c_end = invocations(&workspace)
+        .into_iter()
+        .find(|line| line["project"] == "c" && line["event"] == "end")
+        .expect("c was stopped");
+    assert_eq!(c_end["signal"], "SIGINT", "{c_end}");
+}
+
+extern "C" {
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, signal: i32) -> i32;
+}
+
+#[test]
+fn verbose_prefixes_output_and_logs_are_written() {
+    let workspace = workspace(r#"{"default": {"resources": 1}}"#);
+    let output = workspace.run(&["up", "--provider", "demo", "--stack", "dev", "--verbose"]);
+    output.expect_code(0).expect_stderr_contains("[a] ");
+    let logs: Vec<String> =
+        workspace.listing().into_iter().filter(|f| f.starts_with(".runner/logs/") && f.ends_with("a.log")).collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    let log = std::fs::read_to_string(workspace.path(&logs[0])).unwrap();
+    assert!(log.contains("runner: succeeded"), "{log}");
+}
+
+#[test]
+fn environment_file_values_reach_pulumi_and_options_do_not() {
+    let workspace = workspace("{}");
+    workspace.env_file("PULUMI_STACK=dev\nFROM_FILE=file-wins\nPULUMI_OPTION_SKIP_PREVIEW=false\n");
+    let output = workspace
+        .command(&["up", "--provider", "demo"])
+        .env("FROM_FILE", "process-loses")
+        .env("PULUMI_OPTION_PARALLEL", "1")
+        .env("FAKE_PULUMI_RECORD_ENV", "FROM_FILE,PULUMI_SKIP_UPDATE_CHECK")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let starts: Vec<Value> =
+        invocations(&workspace).into_iter().filter(|line| line["event"] == "start" && line["op"] == "up").collect();
+    for start in &starts {
+        let argv: Vec<&str> = start["argv"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+        assert!(
+            argv.contains(&"--non-interactive") && argv.contains(&"--skip-preview") && argv.contains(&"--event-log"),
+            "{argv:?}"
+        );
+        assert!(argv.iter().any(|a| a.starts_with("organization/")), "fully qualified stack: {argv:?}");
+        let env = start["env"].as_object().unwrap();
+        assert_eq!(env["FROM_FILE"], "file-wins");
+        assert_eq!(env["PULUMI_SKIP_UPDATE_CHECK"], "true");
+        assert!(env.keys().all(|key| !key.starts_with("PULUMI_OPTION_")), "{env:?}");
+    }
+    assert_eq!(starts.len(), 4);
+}

@@ -1,0 +1,94 @@
+//! `runner show` on the shipped providers, in every format.
+
+use crate::support::repository;
+
+fn show(provider: &str, extra: &[&str]) -> (i32, String, String) {
+    let output = assert_cmd::Command::cargo_bin("runner")
+        .unwrap()
+        .current_dir(repository())
+        .env("NO_COLOR", "1")
+        .args(["show", "--provider", provider])
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn order(provider: &str, operation: &str) -> Vec<String> {
+    let (code, stdout, stderr) = show(provider, &["--format", "json", "--operation", operation]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    json["order"].as_array().unwrap().iter().map(|path| path.as_str().unwrap().to_string()).collect()
+}
+
+fn position(order: &[String], suffix: &str) -> usize {
+    order.iter().position(|path| path.ends_with(suffix)).unwrap_or_else(|| panic!("{suffix} not in {order:?}"))
+}
+
+#[test]
+fn every_provider_shows_in_every_format() {
+    for provider in ["aws", "digitalocean", "linode", "local"] {
+        for format in ["tree", "dot", "mermaid", "json"] {
+            let (code, stdout, stderr) = show(provider, &["--format", format]);
+            assert_eq!(code, 0, "{provider} {format}: {stderr}");
+            assert!(!stdout.is_empty(), "{provider} {format}");
+        }
+    }
+}
+
+#[test]
+fn json_has_the_documented_shape() {
+    let (_, stdout, _) = show("aws", &["--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["provider"], "aws");
+    let projects = json["projects"].as_array().unwrap();
+    assert_eq!(json["order"].as_array().unwrap().len(), projects.len());
+    let waves: usize = json["waves"].as_array().unwrap().iter().map(|wave| wave.as_array().unwrap().len()).sum();
+    assert_eq!(waves, projects.len());
+    for project in projects {
+        for key in ["path", "description", "phase", "depends_on"] {
+            assert!(project.get(key).is_some(), "{key} missing in {project}");
+        }
+    }
+}
+
+#[test]
+fn aws_orders_as_mara_requires() {
+    let order = order("aws", "up");
+    assert!(position(&order, "aws/vpc") < position(&order, "aws/eks"));
+    assert!(position(&order, "aws/eks") < position(&order, "infrastructure/kubeconfig"));
+    assert!(position(&order, "kubernetes/secrets") < position(&order, "kubernetes/prometheus"));
+    assert!(position(&order, "kubernetes/secrets") < position(&order, "applications/sirius"));
+}
+
+#[test]
+fn destroy_is_the_reverse_dependency_order() {
+    let up = order("aws", "up");
+    let destroy = order("aws", "destroy");
+    assert!(position(&destroy, "aws/eks") < position(&destroy, "aws/vpc"));
+    assert!(position(&destroy, "applications/sirius") < position(&destroy, "kubernetes/secrets"));
+    assert_eq!(up.len(), destroy.len());
+}
+
+#[test]
+fn tree_marks_parallel_waves_and_phases() {
+    let (_, stdout, _) = show("local", &[]);
+    assert!(stdout.contains("infrastructure phase"), "{stdout}");
+    assert!(stdout.contains("kubernetes phase"), "{stdout}");
+    assert!(stdout.contains("in parallel"), "{stdout}");
+}
+
+#[test]
+fn providers_lists_every_provider() {
+    let output =
+        assert_cmd::Command::cargo_bin("runner").unwrap().current_dir(repository()).arg("providers").output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for provider in ["aws", "digitalocean", "linode", "local"] {
+        assert!(stdout.lines().any(|line| line.starts_with(provider)), "{stdout}");
+    }
+    assert!(!stdout.contains("common"), "shared sets are not providers: {stdout}");
+}

@@ -1,0 +1,160 @@
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+
+/// A throwaway repository: providers, projects, config files, and a way to run `runner` in it.
+pub struct Workspace {
+    dir: tempfile::TempDir,
+    env: Vec<(String, String)>,
+}
+
+impl Workspace {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for folder in ["providers", "projects", "config/pulumi"] {
+            std::fs::create_dir_all(dir.path().join(folder)).unwrap();
+        }
+        Self { dir, env: Vec::new() }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.dir.path().join(relative)
+    }
+
+    pub fn file(&self, relative: &str, contents: impl AsRef<[u8]>) -> &Self {
+        let path = self.path(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, contents).unwrap();
+        self
+    }
+
+    pub fn provider(&self, name: &str, toml: &str) -> &Self {
+        self.file(&format!("providers/{name}.toml"), toml)
+    }
+
+    /// A project folder with a minimal `Pulumi.yaml` (a YAML program with no resources).
+    pub fn project(&self, path: &str) -> &Self {
+        let name = path.replace('/', "-");
+        self.file(&format!("projects/{path}/Pulumi.yaml"), format!("name: {name}\nruntime: yaml\n"))
+    }
+
+    pub fn env_file(&self, text: &str) -> &Self {
+        self.file("config/pulumi/environment", text)
+    }
+
+    pub fn stack_file(&self, stack: &str, text: &str) -> &Self {
+        self.file(&format!("config/pulumi/Pulumi.{stack}.yaml"), text)
+    }
+
+    pub fn set_env(&mut self, key: &str, value: impl Into<String>) -> &mut Self {
+        self.env.push((key.to_string(), value.into()));
+        self
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        Command::from_std(self.std_command(args))
+    }
+
+    /// For tests that need the child itself (to signal it).
+    pub fn std_command(&self, args: &[&str]) -> std::process::Command {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("runner"));
+        command
+            .current_dir(self.root())
+            .args(args)
+            .env("NO_COLOR", "1")
+            .env_remove("CI")
+            .env_remove("PULUMI_BACKEND_URL")
+            .stdin(std::process::Stdio::null());
+        for (key, value) in &self.env {
+            command.env(key, value);
+        }
+        command
+    }
+
+    pub fn run(&self, args: &[&str]) -> RunOutput {
+        RunOutput(self.command(args).output().expect("runner starts"))
+    }
+
+    /// Every file under `dir`, relative, sorted: to prove a command wrote nothing.
+    pub fn listing(&self) -> Vec<String> {
+        let mut files = Vec::new();
+        collect(self.root(), self.root(), &mut files);
+        files.sort();
+        files
+    }
+}
+
+fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(root, &path, out);
+        } else {
+            out.push(path.strip_prefix(root).unwrap().display().to_string());
+        }
+    }
+}
+
+pub struct RunOutput(pub Output);
+
+impl RunOutput {
+    pub fn code(&self) -> i32 {
+        self.0.status.code().unwrap_or(-1)
+    }
+
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.0.stdout).into_owned()
+    }
+
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.0.stderr).into_owned()
+    }
+
+    #[track_caller]
+    pub fn expect_code(&self, code: i32) -> &Self {
+        assert_eq!(self.code(), code, "exit code\nstdout:\n{}\nstderr:\n{}", self.stdout(), self.stderr());
+        self
+    }
+
+    #[track_caller]
+    pub fn expect_stderr_contains(&self, needle: &str) -> &Self {
+        assert!(self.stderr().contains(needle), "stderr lacks {needle:?}:\n{}", self.stderr());
+        self
+    }
+}
+
+/// The repository this test binary was built from, for the shipped providers and projects.
+pub fn repository() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The folder holding the real `pulumi` and `pulumi-language-yaml`. Tests against the real CLI
+/// fail (never skip) without it: `.ci/run` installs it.
+pub fn real_pulumi_dir() -> PathBuf {
+    if let Ok(dir) = std::env::var("RUNNER_TEST_PULUMI_DIR") {
+        return PathBuf::from(dir);
+    }
+    let pulumi = which::which("pulumi")
+        .expect("the real `pulumi` must be on PATH: run `scripts/install-pulumi.sh` (see README)");
+    let dir = pulumi.parent().unwrap().to_path_buf();
+    assert!(
+        dir.join("pulumi-language-yaml").exists(),
+        "`pulumi-language-yaml` must sit next to `{}`",
+        pulumi.display()
+    );
+    dir
+}
+
+/// The test double, first on PATH.
+pub fn fake_pulumi_dir() -> PathBuf {
+    repository().join("tests/support/fake-pulumi")
+}
+
+pub fn path_with(dir: &Path) -> String {
+    format!("{}:{}", dir.display(), std::env::var("PATH").unwrap_or_default())
+}

@@ -1,0 +1,69 @@
+use crate::support::Workspace;
+
+const PROVIDER: &str = r#"
+description = "demo"
+infra_type = "local"
+[[config]]
+key = "local:cidr"
+default = "10.0.0.0/16"
+[[project]]
+path = "a"
+phase = "infrastructure"
+"#;
+
+#[test]
+fn validate_accepts_a_good_setup_and_changes_nothing() {
+    let workspace = Workspace::new();
+    workspace.provider("demo", PROVIDER).project("a").env_file("PULUMI_STACK=dev\n");
+    let before = workspace.listing();
+    let output = workspace.run(&["validate", "--provider", "demo"]);
+    output.expect_code(0);
+    assert!(output.stdout().contains("provider `demo` and stack `dev` are valid"), "{}", output.stdout());
+    assert_eq!(workspace.listing(), before);
+}
+
+#[test]
+fn validate_warns_about_version_floats() {
+    let workspace = Workspace::new();
+    workspace.provider("demo", PROVIDER).project("a").stack_file("dev", "config:\n  eks:k8s_version: 1.20\n");
+    let output = workspace.run(&["validate", "--provider", "demo", "--stack", "dev"]);
+    output
+        .expect_code(0)
+        .expect_stderr_contains("warning: ")
+        .expect_stderr_contains("Pulumi.dev.yaml:2: `eks:k8s_version: 1.20` is read as the number `1.2`");
+}
+
+#[test]
+fn mara_files_load_as_they_are() {
+    let workspace = Workspace::new();
+    workspace.provider("demo", PROVIDER).project("a");
+    let example =
+        std::fs::read_to_string(crate::support::repository().join("tests/fixtures/mara/Pulumi.stackname.yaml.example"))
+            .unwrap();
+    workspace.stack_file("dev", &example).env_file(
+        &std::fs::read_to_string(
+            crate::support::repository().join("tests/fixtures/mara/environment/edge-configparser-syntax.environment"),
+        )
+        .unwrap(),
+    );
+    workspace.run(&["validate", "--provider", "demo", "--stack", "foo"]).expect_code(0);
+}
+
+#[test]
+fn root_is_found_from_a_nested_folder_and_can_be_overridden() {
+    let workspace = Workspace::new();
+    workspace.provider("demo", PROVIDER).project("a");
+    let nested = workspace.path("projects/a");
+    let output =
+        assert_cmd::Command::cargo_bin("runner").unwrap().current_dir(&nested).args(["providers"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("demo  demo"));
+    let elsewhere = tempfile::tempdir().unwrap();
+    let output = assert_cmd::Command::cargo_bin("runner")
+        .unwrap()
+        .current_dir(elsewhere.path())
+        .args(["--root", workspace.root().to_str().unwrap(), "providers"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+}
