@@ -50,6 +50,10 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
             .map_err(|err| UserError::Usage(format!("cannot read the passphrase: {err}")))?;
         environment.set("PULUMI_CONFIG_PASSPHRASE", passphrase);
     }
+    if let Some(dir) = backend.local_dir() {
+        std::fs::create_dir_all(dir)
+            .map_err(|err| UserError::Unwritable { path: dir.to_path_buf(), reason: err.to_string() })?;
+    }
     if !check.defaults_to_write.is_empty() {
         add_stack_config_values(check.config.path(), check.config.text(), &check.defaults_to_write)?;
     }

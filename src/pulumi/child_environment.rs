@@ -27,6 +27,8 @@ impl ChildEnvironment {
         // PULUMI_OPTION_* silently turns into CLI flags, which would change what the runner asked for.
         vars.retain(|key, _| !key.starts_with("PULUMI_OPTION_"));
         vars.insert("PULUMI_SKIP_UPDATE_CHECK".into(), "true".into());
+        // `--event-log` is only registered with debug commands on, as the Automation API does.
+        vars.insert("PULUMI_DEBUG_COMMANDS".into(), "true".into());
         let default_backend = !vars.get("PULUMI_BACKEND_URL").is_some_and(|url| !url.is_empty());
         if default_backend {
             let dir = root.state_dir().join(RUNNER_BACKEND_DIR);

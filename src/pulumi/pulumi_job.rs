@@ -55,7 +55,15 @@ impl ProjectJob for PulumiJob {
         cancellation: Cancellation,
     ) -> Pin<Box<dyn Future<Output = ProjectReport> + Send + 'static>> {
         let job = self.clone();
-        Box::pin(async move { job.run_project(node, events, cancellation).await })
+        Box::pin(async move {
+            let mut report = job.run_project(node, events, cancellation.clone()).await;
+            // A step that fails after the runner asked everything to stop failed because of the stop.
+            if report.result == ProjectResult::Failed && cancellation.level() >= crate::execute::CancelLevel::Graceful {
+                report.result = ProjectResult::Cancelled;
+                report.reason = Some("cancelled while running".into());
+            }
+            report
+        })
     }
 }
 
@@ -220,10 +228,11 @@ impl PulumiJob {
                 message: format!("creating stack `{stack}`"),
             })
             .await;
-        let mut args: Vec<String> = vec!["stack".into(), "init".into(), stack.into(), "--non-interactive".into()];
-        if let Some(file) = config_file {
-            args.extend(["--config-file".into(), file.display().to_string()]);
-        }
+        // `stack init` has no `--config-file`: the encryption salt goes to the project's own stack
+        // file unless `Pulumi.yaml` points its config at the shared folder (MARA's layout).
+        let _ = config_file;
+        let args: Vec<String> =
+            vec!["stack".into(), "init".into(), stack.into(), "--non-interactive".into(), "--no-select".into()];
         let outcome = PulumiProcess {
             program: &self.context.pulumi,
             args,

@@ -17,6 +17,8 @@ struct RawManifest {
     name: Option<String>,
     runtime: Option<Value>,
     config: Option<Value>,
+    #[serde(rename = "stackConfigDir")]
+    stack_config_dir: Option<String>,
 }
 
 impl PulumiManifest {
@@ -42,8 +44,10 @@ impl PulumiManifest {
             Some(Value::Mapping(map)) => map.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),
             _ => String::new(),
         };
-        let config_dir = match raw.config {
-            Some(Value::String(dir)) => Some(crate::config::normalize_path(&project_dir.join(dir))),
+        let config_dir = match (raw.stack_config_dir, raw.config) {
+            (Some(dir), _) | (None, Some(Value::String(dir))) => {
+                Some(crate::config::normalize_path(&project_dir.join(dir)))
+            }
             _ => None,
         };
         Ok(Self { name, runtime, config_dir })

@@ -196,7 +196,7 @@ fn invalid_stack_yaml_names_the_file() {
 
 #[test]
 fn missing_required_keys_are_all_listed() {
-    let provider = format!("[[config]]\nkey = \"aws:region\"\ndefault_env = \"AWS_DEFAULT_REGION\"\n[[config]]\nkey = \"aws:profile\"\n{TWO_PROJECTS}");
+    let provider = format!("{TWO_PROJECTS}\n[[config]]\nkey = \"aws:region\"\ndefault_env = \"AWS_DEFAULT_REGION\"\n[[config]]\nkey = \"aws:profile\"\n");
     let workspace = workspace(&provider);
     let output = workspace
         .command(&["validate", "--provider", "demo", "--stack", "dev"])
