@@ -150,3 +150,154 @@ fn waves(graph: &ProjectGraph, steps: &[PlanStep], order: &[NodeIndex]) -> Vec<V
     }
     waves
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::error::Location;
+    use crate::provider::{Project, ProjectPath, Provider};
+
+    /// A provider built in memory: planning never touches the file system.
+    pub(crate) fn provider(projects: &[(&str, Phase, &[&str])]) -> Provider {
+        Provider {
+            name: "test".into(),
+            description: "in-memory provider".into(),
+            infra_type: None,
+            file: PathBuf::from("providers/test.toml"),
+            projects_root: PathBuf::from("projects"),
+            config: Vec::new(),
+            projects: projects
+                .iter()
+                .enumerate()
+                .map(|(i, (path, phase, depends_on))| Project {
+                    path: ProjectPath::new(path),
+                    description: path.rsplit('/').next().unwrap().to_string(),
+                    phase: *phase,
+                    depends_on: depends_on.iter().map(|d| ProjectPath::new(d)).collect(),
+                    secrets: Vec::new(),
+                    on_success: Vec::new(),
+                    origin: Location::line("providers/test.toml", i + 1),
+                    dependency_origins: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+
+    use Phase::{Infrastructure as I, Kubernetes as K};
+
+    fn mara_aws() -> Provider {
+        provider(&[
+            ("infrastructure/aws/vpc", I, &[]),
+            ("infrastructure/aws/eks", I, &["infrastructure/aws/vpc"]),
+            ("infrastructure/aws/ecr", I, &[]),
+            ("infrastructure/kubeconfig", I, &["infrastructure/aws/eks"]),
+            ("kubernetes/secrets", K, &["infrastructure/kubeconfig"]),
+            ("utility/kic-image-build", K, &[]),
+            ("utility/kic-image-push", K, &["utility/kic-image-build", "infrastructure/aws/ecr"]),
+            ("kubernetes/nginx/ingress-controller-namespace", K, &["infrastructure/kubeconfig"]),
+            ("kubernetes/nginx/ingress-controller", K, &["kubernetes/nginx/ingress-controller-namespace", "utility/kic-image-push"]),
+            ("kubernetes/logstore", K, &["infrastructure/kubeconfig"]),
+            ("kubernetes/logagent", K, &["kubernetes/logstore"]),
+            ("kubernetes/certmgr", K, &["infrastructure/kubeconfig"]),
+            ("kubernetes/prometheus", K, &["kubernetes/secrets", "kubernetes/certmgr"]),
+            ("kubernetes/observability", K, &["kubernetes/certmgr"]),
+            ("kubernetes/applications/sirius", K, &["kubernetes/secrets", "kubernetes/nginx/ingress-controller", "kubernetes/logagent", "kubernetes/prometheus", "kubernetes/observability"]),
+        ])
+    }
+
+    fn paths(graph: &ProjectGraph, nodes: &[NodeIndex]) -> Vec<String> {
+        nodes.iter().map(|&n| graph.project(n).path.to_string()).collect()
+    }
+
+    fn plan_text(operation: Operation) -> String {
+        let provider = mara_aws();
+        let graph = ProjectGraph::build(&provider).unwrap();
+        let plan = ExecutionPlan::full(&graph, operation);
+        let mut out = format!("order:\n");
+        for path in paths(&graph, &plan.order) {
+            out.push_str(&format!("  {path}\n"));
+        }
+        out.push_str("waves:\n");
+        for (i, wave) in plan.waves.iter().enumerate() {
+            out.push_str(&format!("  {}: {}\n", i + 1, paths(&graph, wave).join(", ")));
+        }
+        out
+    }
+
+    #[test]
+    fn mara_aws_up_plan() {
+        insta::assert_snapshot!(plan_text(Operation::Up));
+    }
+
+    #[test]
+    fn mara_aws_destroy_plan() {
+        insta::assert_snapshot!(plan_text(Operation::Destroy));
+    }
+
+    #[test]
+    fn mara_aws_tree() {
+        let provider = mara_aws();
+        let graph = ProjectGraph::build(&provider).unwrap();
+        insta::assert_snapshot!(crate::render::tree(&provider, &graph, &ExecutionPlan::full(&graph, Operation::Up)));
+    }
+
+    #[test]
+    fn mara_aws_json() {
+        let provider = mara_aws();
+        let graph = ProjectGraph::build(&provider).unwrap();
+        insta::assert_snapshot!(crate::render::json(&provider, &graph, &ExecutionPlan::full(&graph, Operation::Up)));
+    }
+
+    #[test]
+    fn mara_aws_mermaid_and_dot() {
+        let provider = mara_aws();
+        let graph = ProjectGraph::build(&provider).unwrap();
+        let plan = ExecutionPlan::full(&graph, Operation::Up);
+        insta::assert_snapshot!(format!("{}\n{}", crate::render::mermaid(&provider, &graph, &plan), crate::render::dot(&provider, &graph, &plan)));
+    }
+
+    #[test]
+    fn kubernetes_waits_for_the_whole_infrastructure_phase() {
+        let provider = provider(&[("slow-infra", I, &[]), ("other-infra", I, &["slow-infra"]), ("k8s-root", K, &[])]);
+        let graph = ProjectGraph::build(&provider).unwrap();
+        let plan = ExecutionPlan::full(&graph, Operation::Up);
+        assert_eq!(plan.waves.len(), 3);
+        assert_eq!(paths(&graph, &plan.waves[2]), ["k8s-root"]);
+    }
+
+    #[test]
+    fn selection_drops_edges_to_unselected_projects() {
+        let provider = provider(&[("a", I, &[]), ("b", I, &["a"]), ("c", I, &["b"])]);
+        let graph = ProjectGraph::build(&provider).unwrap();
+        let plan = ExecutionPlan::new(&graph, Operation::Up, &[1, 2].into_iter().collect());
+        assert_eq!(paths(&graph, &plan.order), ["b", "c"]);
+        assert!(plan.step(1).unwrap().waits_for.is_empty());
+    }
+
+    #[test]
+    fn cycle_is_reported_whole() {
+        let provider = provider(&[("a", I, &["c"]), ("b", I, &["a"]), ("c", I, &["b"]), ("d", I, &[])]);
+        let err = ProjectGraph::build(&provider).unwrap_err();
+        assert_eq!(err.to_string(), "providers/test.toml:1: dependency cycle: a -> c -> b -> a");
+    }
+
+    #[test]
+    fn order_is_topological_for_generated_graphs() {
+        // A wide and deep generated graph: every project after all its dependencies.
+        let names: Vec<String> = (0..300).map(|i| format!("p{i}")).collect();
+        let deps: Vec<Vec<&str>> = (0..300).map(|i| if i < 10 { vec![] } else { vec![names[i / 3].as_str(), names[i - 7].as_str()] }).collect();
+        let spec: Vec<(&str, Phase, &[&str])> = (0..300).map(|i| (names[i].as_str(), I, deps[i].as_slice())).collect();
+        let provider = provider(&spec);
+        let graph = ProjectGraph::build(&provider).unwrap();
+        let plan = ExecutionPlan::full(&graph, Operation::Up);
+        let position: std::collections::HashMap<usize, usize> = plan.order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+        for step in &plan.steps {
+            for blocker in &step.waits_for {
+                assert!(position[blocker] < position[&step.node]);
+            }
+        }
+        assert_eq!(plan.order.len(), 300);
+    }
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: installs the real Pulumi CLI (cached), then runs every
+# unit, snapshot and integration test, including those against the real `pulumi`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pulumi_dir="$(bash scripts/install-pulumi.sh | tail -n1)"
+export PATH="$pulumi_dir:$PATH"
+command -v kubectl >/dev/null 2>&1 || {
+    echo "test: kubectl is required (the kubeconfig hook is checked with it): apt-get install kubectl" >&2
+    exit 1
+}
+command -v python3 >/dev/null 2>&1 || { echo "test: python3 is required by the pulumi test double" >&2; exit 1; }
+
+cargo fmt --all -- --check
+cargo test --locked --all-targets
