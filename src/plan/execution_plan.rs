@@ -197,13 +197,27 @@ mod tests {
             ("utility/kic-image-build", K, &[]),
             ("utility/kic-image-push", K, &["utility/kic-image-build", "infrastructure/aws/ecr"]),
             ("kubernetes/nginx/ingress-controller-namespace", K, &["infrastructure/kubeconfig"]),
-            ("kubernetes/nginx/ingress-controller", K, &["kubernetes/nginx/ingress-controller-namespace", "utility/kic-image-push"]),
+            (
+                "kubernetes/nginx/ingress-controller",
+                K,
+                &["kubernetes/nginx/ingress-controller-namespace", "utility/kic-image-push"],
+            ),
             ("kubernetes/logstore", K, &["infrastructure/kubeconfig"]),
             ("kubernetes/logagent", K, &["kubernetes/logstore"]),
             ("kubernetes/certmgr", K, &["infrastructure/kubeconfig"]),
             ("kubernetes/prometheus", K, &["kubernetes/secrets", "kubernetes/certmgr"]),
             ("kubernetes/observability", K, &["kubernetes/certmgr"]),
-            ("kubernetes/applications/sirius", K, &["kubernetes/secrets", "kubernetes/nginx/ingress-controller", "kubernetes/logagent", "kubernetes/prometheus", "kubernetes/observability"]),
+            (
+                "kubernetes/applications/sirius",
+                K,
+                &[
+                    "kubernetes/secrets",
+                    "kubernetes/nginx/ingress-controller",
+                    "kubernetes/logagent",
+                    "kubernetes/prometheus",
+                    "kubernetes/observability",
+                ],
+            ),
         ])
     }
 
@@ -255,7 +269,11 @@ mod tests {
         let provider = mara_aws();
         let graph = ProjectGraph::build(&provider).unwrap();
         let plan = ExecutionPlan::full(&graph, Operation::Up);
-        insta::assert_snapshot!(format!("{}\n{}", crate::render::mermaid(&provider, &graph, &plan), crate::render::dot(&provider, &graph, &plan)));
+        insta::assert_snapshot!(format!(
+            "{}\n{}",
+            crate::render::mermaid(&provider, &graph, &plan),
+            crate::render::dot(&provider, &graph, &plan)
+        ));
     }
 
     #[test]
@@ -287,12 +305,15 @@ mod tests {
     fn order_is_topological_for_generated_graphs() {
         // A wide and deep generated graph: every project after all its dependencies.
         let names: Vec<String> = (0..300).map(|i| format!("p{i}")).collect();
-        let deps: Vec<Vec<&str>> = (0..300).map(|i| if i < 10 { vec![] } else { vec![names[i / 3].as_str(), names[i - 7].as_str()] }).collect();
+        let deps: Vec<Vec<&str>> = (0..300)
+            .map(|i| if i < 10 { vec![] } else { vec![names[i / 3].as_str(), names[i - 7].as_str()] })
+            .collect();
         let spec: Vec<(&str, Phase, &[&str])> = (0..300).map(|i| (names[i].as_str(), I, deps[i].as_slice())).collect();
         let provider = provider(&spec);
         let graph = ProjectGraph::build(&provider).unwrap();
         let plan = ExecutionPlan::full(&graph, Operation::Up);
-        let position: std::collections::HashMap<usize, usize> = plan.order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+        let position: std::collections::HashMap<usize, usize> =
+            plan.order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
         for step in &plan.steps {
             for blocker in &step.waits_for {
                 assert!(position[blocker] < position[&step.node]);

@@ -21,6 +21,10 @@ pub enum EngineEvent {
         urn: String,
         op: String,
     },
+    /// The stack's own outputs are known: the names Pulumi shows as `[secret]`.
+    StackOutputs {
+        secret_names: Vec<String>,
+    },
     /// A resource step failed.
     ResourceFailed {
         urn: String,
@@ -68,6 +72,14 @@ struct StepMetadata {
     op: String,
     #[serde(default)]
     urn: String,
+    #[serde(default)]
+    new: Option<StepState>,
+}
+
+#[derive(Deserialize)]
+struct StepState {
+    #[serde(default)]
+    outputs: Option<serde_json::Map<String, Value>>,
 }
 
 #[derive(Deserialize)]
@@ -106,6 +118,13 @@ pub fn parse_event_line(line: &str) -> Option<EngineEvent> {
         return Some(EngineEvent::ResourcePre { urn: step.metadata.urn, op: step.metadata.op });
     }
     if let Some(step) = parsed.resource_outputs {
+        if step.metadata.urn.contains("::pulumi:pulumi:Stack::") {
+            if let Some(outputs) = step.metadata.new.and_then(|state| state.outputs) {
+                let secret_names =
+                    outputs.into_iter().filter(|(_, value)| value == "[secret]").map(|(name, _)| name).collect();
+                return Some(EngineEvent::StackOutputs { secret_names });
+            }
+        }
         return Some(EngineEvent::ResourceOutputs { urn: step.metadata.urn, op: step.metadata.op });
     }
     if let Some(step) = parsed.resource_failed {

@@ -18,7 +18,7 @@ impl ResourceChanges {
         match op {
             "create" | "create-replacement" | "import" => self.created += count,
             "update" | "refresh" => self.updated += count,
-            "delete" | "delete-replaced" | "discard" => self.deleted += count,
+            "delete" | "delete-replaced" => self.deleted += count,
             "replace" => self.replaced += count,
             "same" | "read" => self.unchanged += count,
             _ => self.other += count,
@@ -42,6 +42,8 @@ pub struct OperationProgress {
     pub result: Option<String>,
     pub is_preview: Option<bool>,
     pub finished: bool,
+    /// Stack outputs Pulumi marks secret; `None` until the stack's outputs were seen.
+    pub secret_outputs: Option<Vec<String>>,
 }
 
 impl OperationProgress {
@@ -60,6 +62,7 @@ impl OperationProgress {
                 self.result.clone_from(result);
                 self.is_preview = *is_preview;
             }
+            EngineEvent::StackOutputs { secret_names } => self.secret_outputs = Some(secret_names.clone()),
             EngineEvent::Cancel => self.finished = true,
             _ => {}
         }

@@ -150,7 +150,9 @@ impl PulumiJob {
             );
         }
         if context.operation == Operation::Up && !project.on_success.is_empty() {
-            if let Err(message) = self.run_hooks(&project, &dir, &stack, &events).await {
+            if let Err(message) =
+                self.run_hooks(&project, &dir, &stack, outcome.progress.secret_outputs.as_deref(), &events).await
+            {
                 return finish(ProjectResult::Failed, &outcome.progress, None, Some(simple_failure(message)));
             }
         }
@@ -230,7 +232,6 @@ impl PulumiJob {
             .await;
         // `stack init` has no `--config-file`: the encryption salt goes to the project's own stack
         // file unless `Pulumi.yaml` points its config at the shared folder (MARA's layout).
-        let _ = config_file;
         let args: Vec<String> =
             vec!["stack".into(), "init".into(), stack.into(), "--non-interactive".into(), "--no-select".into()];
         let outcome = PulumiProcess {
@@ -244,6 +245,9 @@ impl PulumiJob {
         .run(events, cancellation)
         .await;
         if outcome.exit.success() || outcome.output_mentions("already exists") {
+            if let Some(shared) = config_file {
+                adopt_encryption_salt(&dir.join(format!("Pulumi.{}.yaml", self.context.stack)), shared);
+            }
             Ok(())
         } else {
             let mut detail = self.failure_detail(project, &outcome);
@@ -258,9 +262,22 @@ impl PulumiJob {
         project: &Project,
         dir: &std::path::Path,
         stack: &str,
+        secret_outputs: Option<&[String]>,
         events: &EventSender,
     ) -> Result<(), String> {
         let outputs = self.read_outputs(dir, stack).await?;
+        // Mask what Pulumi says is secret; when the event log did not say, mask every output.
+        match secret_outputs {
+            Some(names) => {
+                let secret: serde_json::Map<String, serde_json::Value> = outputs
+                    .iter()
+                    .filter(|(name, _)| names.contains(name))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                self.context.mask.add_json_strings(&secret);
+            }
+            None => self.context.mask.add_json_strings(&outputs),
+        }
         for hook in &project.on_success {
             events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message: hook.describe() }).await;
             match hook {
@@ -315,7 +332,6 @@ impl PulumiJob {
         }
         let outputs: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&output.stdout)
             .map_err(|err| format!("`pulumi stack output --json` printed no JSON object: {err}"))?;
-        self.context.mask.add_json_strings(&outputs);
         Ok(outputs)
     }
 
@@ -331,6 +347,24 @@ impl PulumiJob {
             log_tail: outcome.output_tail.clone(),
             log_path: Some(self.context.log_dir.join(format!("{}.log", project.path.as_str()))),
         }
+    }
+}
+
+/// Moves the salt `stack init` wrote next to `Pulumi.yaml` into the shared stack file when that
+/// has none yet, so the first parallel operations do not each write a salt of their own, and
+/// removes the file it came from when the salt was all it held.
+fn adopt_encryption_salt(project_file: &std::path::Path, shared: &std::path::Path) {
+    let Ok(own) = std::fs::read_to_string(project_file) else { return };
+    let Some(salt_line) = own.lines().find(|line| line.starts_with("encryptionsalt:")) else { return };
+    let shared_text = std::fs::read_to_string(shared).unwrap_or_default();
+    if !shared_text.lines().any(|line| line.starts_with("encryptionsalt:")) {
+        let merged = format!("{salt_line}\n{shared_text}");
+        if crate::config::write_atomically(shared, merged.as_bytes()).is_err() {
+            return;
+        }
+    }
+    if own.lines().filter(|line| !line.trim().is_empty()).count() == 1 {
+        let _ = std::fs::remove_file(project_file);
     }
 }
 

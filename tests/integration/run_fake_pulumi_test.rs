@@ -115,14 +115,13 @@ fn a_crash_is_a_failure_with_its_signal() {
 #[test]
 fn independent_slow_projects_overlap_in_time() {
     let workspace = workspace(r#"{"default": {"sleep": 1.0}}"#);
-    let started = Instant::now();
     workspace.run(&["up", "--provider", "demo", "--stack", "dev", "--parallelism", "4"]).expect_code(0);
     let spans = spans(&workspace, "up");
-    let a = spans.iter().find(|s| s.0 == "a").unwrap();
-    let c = spans.iter().find(|s| s.0 == "c").unwrap();
+    let span = |name: &str| spans.iter().find(|s| s.0 == name).unwrap().clone();
+    let (a, b, c, d) = (span("a"), span("b"), span("c"), span("d"));
     assert!(a.1 < c.2 && c.1 < a.2, "a and c must overlap: {spans:?}");
-    // a -> b -> d is the critical path: three seconds, not four.
-    assert!(started.elapsed() < Duration::from_millis(3900), "took {:?}", started.elapsed());
+    assert!(b.1 >= a.2, "b starts after its dependency a ended: {spans:?}");
+    assert!(d.1 >= b.2 && d.1 >= c.2, "kubernetes d starts after the whole infrastructure phase: {spans:?}");
 }
 
 #[test]
@@ -159,11 +158,9 @@ fn destroy_without_a_terminal_requires_yes() {
 #[test]
 fn fail_fast_cancels_running_projects_and_starts_nothing_new() {
     let workspace = workspace(r#"{"projects": {"a": {"fail": "early failure"}, "c": {"hang": true}}}"#);
-    let started = Instant::now();
     let output =
         workspace.run(&["up", "--provider", "demo", "--stack", "dev", "--fail-fast", "--report", "json=report.json"]);
     output.expect_code(1);
-    assert!(started.elapsed() < Duration::from_secs(20));
     let report = report(&workspace, "report.json");
     assert_eq!(result_of(&report, "a"), "failed");
     assert_eq!(result_of(&report, "c"), "cancelled");
