@@ -1,4 +1,4 @@
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -40,6 +40,7 @@ impl<J: ProjectJob> Executor<J> {
         let mut running: JoinSet<(NodeIndex, ProjectReport)> = JoinSet::new();
         let mut cancel_changes = cancellation.subscribe();
         let mut stop_reason: Option<String> = None;
+        let mut task_nodes: HashMap<tokio::task::Id, NodeIndex> = HashMap::new();
 
         loop {
             for report in self.settle_blocked(&mut states) {
@@ -58,7 +59,8 @@ impl<J: ProjectJob> Executor<J> {
                 states.insert(node, State::Running);
                 let job = Arc::clone(&self.job);
                 let (events, cancellation) = (events.clone(), cancellation.clone());
-                running.spawn(async move { (node, job.run(node, events, cancellation).await) });
+                let handle = running.spawn(async move { (node, job.run(node, events, cancellation).await) });
+                task_nodes.insert(handle.id(), node);
             }
             if running.is_empty() {
                 break;
@@ -68,8 +70,8 @@ impl<J: ProjectJob> Executor<J> {
                     let Some(joined) = joined else { continue };
                     let (node, report) = match joined {
                         Ok(finished) => finished,
-                        Err(err) => match self.node_of_panicked(&states) {
-                            Some(node) => (node, self.crashed_report(node, &err.to_string())),
+                        Err(err) => match task_nodes.get(&err.id()) {
+                            Some(&node) => (node, self.crashed_report(node, &err.to_string())),
                             None => continue,
                         },
                     };
@@ -180,11 +182,6 @@ impl<J: ProjectJob> Executor<J> {
         cancelled
     }
 
-    fn node_of_panicked(&self, states: &BTreeMap<NodeIndex, State>) -> Option<NodeIndex> {
-        // JoinSet does not say which task panicked; with no id, blame the first still marked running.
-        states.iter().find(|(_, state)| **state == State::Running).map(|(node, _)| *node)
-    }
-
     fn crashed_report(&self, node: NodeIndex, message: &str) -> ProjectReport {
         let mut report =
             ProjectReport::not_run(self.graph.project(node).path.clone(), ProjectResult::Failed, String::new());
@@ -192,5 +189,136 @@ impl<J: ProjectJob> Executor<J> {
         report.failure =
             Some(super::FailureDetail { summary: format!("internal error: {message}"), ..Default::default() });
         report
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use super::*;
+    use crate::plan::Operation;
+    use crate::provider::{Phase, Project, ProjectPath, Provider};
+
+    /// Runs no process: sleeps a little, fails or panics on the nodes it is told to.
+    struct ScriptedJob {
+        graph: Arc<ProjectGraph>,
+        fail: Vec<&'static str>,
+        panic: Vec<&'static str>,
+        running: Arc<AtomicUsize>,
+        peak: Arc<AtomicUsize>,
+    }
+
+    impl ProjectJob for ScriptedJob {
+        fn run(
+            &self,
+            node: NodeIndex,
+            _: EventSender,
+            _: Cancellation,
+        ) -> Pin<Box<dyn Future<Output = ProjectReport> + Send>> {
+            let path = self.graph.project(node).path.clone();
+            let fail = self.fail.contains(&path.as_str());
+            let panic = self.panic.contains(&path.as_str());
+            let (running, peak) = (Arc::clone(&self.running), Arc::clone(&self.peak));
+            Box::pin(async move {
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                peak.fetch_max(now, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                running.fetch_sub(1, Ordering::SeqCst);
+                assert!(!panic, "scripted panic");
+                let result = if fail { ProjectResult::Failed } else { ProjectResult::Succeeded };
+                ProjectReport { result, reason: None, ..ProjectReport::not_run(path, result, String::new()) }
+            })
+        }
+    }
+
+    fn graph(projects: &[(&str, Phase, &[&str])]) -> Arc<ProjectGraph> {
+        let provider = Provider {
+            name: "t".into(),
+            description: String::new(),
+            infra_type: None,
+            file: "providers/t.toml".into(),
+            projects_root: "projects".into(),
+            config: Vec::new(),
+            projects: projects
+                .iter()
+                .map(|(path, phase, deps)| Project {
+                    path: ProjectPath::new(path),
+                    description: String::new(),
+                    phase: *phase,
+                    depends_on: deps.iter().map(|d| ProjectPath::new(d)).collect(),
+                    secrets: Vec::new(),
+                    on_success: Vec::new(),
+                    origin: crate::error::Location::file("providers/t.toml"),
+                    dependency_origins: Vec::new(),
+                })
+                .collect(),
+        };
+        Arc::new(ProjectGraph::build(&provider).unwrap())
+    }
+
+    async fn run(
+        graph: Arc<ProjectGraph>,
+        fail: Vec<&'static str>,
+        panic: Vec<&'static str>,
+        parallelism: usize,
+    ) -> (Vec<ProjectReport>, usize) {
+        let peak = Arc::new(AtomicUsize::new(0));
+        let job = ScriptedJob {
+            graph: Arc::clone(&graph),
+            fail,
+            panic,
+            running: Arc::new(AtomicUsize::new(0)),
+            peak: Arc::clone(&peak),
+        };
+        let plan = ExecutionPlan::full(&graph, Operation::Up);
+        let (events, mut receiver) = EventSender::channel(64);
+        let drain = tokio::spawn(async move { while receiver.recv().await.is_some() {} });
+        let reports = Executor::new(graph, plan, job, parallelism, false).run(events, Cancellation::new()).await;
+        drain.await.unwrap();
+        (reports, peak.load(Ordering::SeqCst))
+    }
+
+    fn result(reports: &[ProjectReport], path: &str) -> ProjectResult {
+        reports.iter().find(|r| r.project.as_str() == path).unwrap().result
+    }
+
+    use Phase::{Infrastructure as I, Kubernetes as K};
+
+    #[tokio::test]
+    async fn never_runs_more_than_the_parallelism() {
+        let spec: Vec<(String, Phase, &[&str])> = (0..12).map(|i| (format!("p{i}"), I, &[][..])).collect();
+        let spec: Vec<(&str, Phase, &[&str])> = spec.iter().map(|(p, ph, d)| (p.as_str(), *ph, *d)).collect();
+        let (reports, peak) = run(graph(&spec), vec![], vec![], 3).await;
+        assert_eq!(reports.len(), 12);
+        assert_eq!(peak, 3);
+    }
+
+    #[tokio::test]
+    async fn a_panicking_job_fails_only_its_project() {
+        let (reports, _) = run(graph(&[("a", I, &[]), ("b", I, &["a"]), ("c", I, &[])]), vec![], vec!["a"], 4).await;
+        assert_eq!(result(&reports, "a"), ProjectResult::Failed);
+        assert_eq!(result(&reports, "b"), ProjectResult::Skipped);
+        assert_eq!(result(&reports, "c"), ProjectResult::Succeeded);
+    }
+
+    #[tokio::test]
+    async fn skips_propagate_down_chains_and_across_the_phase_barrier() {
+        let (reports, _) = run(
+            graph(&[("a", I, &[]), ("b", I, &["a"]), ("c", I, &["b"]), ("x", I, &[]), ("k", K, &[])]),
+            vec!["a"],
+            vec![],
+            4,
+        )
+        .await;
+        assert_eq!(result(&reports, "b"), ProjectResult::Skipped);
+        assert_eq!(result(&reports, "c"), ProjectResult::Skipped);
+        assert_eq!(result(&reports, "x"), ProjectResult::Succeeded);
+        assert_eq!(result(&reports, "k"), ProjectResult::Skipped);
+        let reason = reports.iter().find(|r| r.project.as_str() == "c").unwrap().reason.clone().unwrap();
+        assert_eq!(reason, "dependency `b` skipped");
     }
 }
