@@ -229,7 +229,7 @@ mod tests {
         let provider = mara_aws();
         let graph = ProjectGraph::build(&provider).unwrap();
         let plan = ExecutionPlan::full(&graph, operation);
-        let mut out = format!("order:\n");
+        let mut out = String::from("order:\n");
         for path in paths(&graph, &plan.order) {
             out.push_str(&format!("  {path}\n"));
         }

@@ -186,7 +186,7 @@ fn a_missing_stack_is_created_once() {
 #[test]
 fn ctrl_c_cancels_running_projects_and_exits_130() {
     let workspace = workspace(r#"{"projects": {"c": {"hang": true}}, "default": {"sleep": 0.2}}"#);
-    let mut child = workspace
+    let child = workspace
         .std_command(&["up", "--provider", "demo", "--stack", "dev", "--report", "json=report.json"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
