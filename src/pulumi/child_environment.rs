@@ -29,7 +29,7 @@ impl ChildEnvironment {
         vars.insert("PULUMI_SKIP_UPDATE_CHECK".into(), "true".into());
         // `--event-log` is only registered with debug commands on, as the Automation API does.
         vars.insert("PULUMI_DEBUG_COMMANDS".into(), "true".into());
-        let default_backend = !vars.get("PULUMI_BACKEND_URL").is_some_and(|url| !url.is_empty());
+        let default_backend = vars.get("PULUMI_BACKEND_URL").is_none_or(|url| url.is_empty());
         if default_backend {
             let dir = root.state_dir().join(RUNNER_BACKEND_DIR);
             vars.insert("PULUMI_BACKEND_URL".into(), format!("file://{}", dir.display()));
