@@ -94,6 +94,9 @@ pub enum UserError {
     #[error("`{operation}` needs confirmation: pass `--yes` to run it without a terminal")]
     ConfirmationRequired { operation: String },
 
+    #[error("stack `{stack}` is in use by another runner: {holder}")]
+    StackBusy { stack: String, holder: String, lock: PathBuf },
+
     #[error("{0}")]
     Usage(String),
 
@@ -147,6 +150,10 @@ impl UserError {
                     .into(),
             ),
             UserError::ProgramMissing { hint, .. } => Some(hint.clone()),
+            UserError::StackBusy { lock, .. } => Some(format!(
+                "wait for it, or pass `--wait`; if that runner is gone for good, remove `{}`",
+                lock.display()
+            )),
             UserError::MissingConfig { .. } => {
                 Some("run in a terminal without `--non-interactive` to be asked for each value".into())
             }

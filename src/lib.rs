@@ -9,6 +9,7 @@ pub mod error;
 pub mod execute;
 pub mod exit_status;
 pub mod graph;
+pub mod history;
 pub mod hooks;
 pub mod plan;
 pub mod provider;

@@ -11,6 +11,8 @@ Examples:
   runner validate --provider local --stack dev  check configuration, providers and projects
   runner up --provider local --stack dev        deploy every project, in parallel along the graph
   runner refresh --provider aws --stack prod --non-interactive --report junit=report.xml
+  runner up --provider aws --stack dev --resume     continue after a failure, skipping what succeeded
+  runner up --provider aws --stack dev --only kubernetes/prometheus --with-dependencies
 
 Exit codes: 0 success, 1 a project failed, 2 usage or configuration error, 130 interrupted.
 Files: providers/<name>.toml, config/pulumi/environment, config/pulumi/Pulumi.<stack>.yaml.";
@@ -43,6 +45,21 @@ pub enum CommandArguments {
     Refresh(RunArguments),
     /// Tear down: `pulumi destroy` on every project, dependents first.
     Destroy(RunArguments),
+    /// The last result of every project of a stack, from the run history.
+    Status(StackArguments),
+    /// The runs recorded in `.runner/history/`, newest last.
+    History(HistoryArguments),
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArguments {
+    /// Only runs of this stack.
+    #[arg(long, short = 's', value_name = "NAME")]
+    pub stack: Option<String>,
+
+    /// How many runs to list.
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
 }
 
 #[derive(Debug, Args)]
@@ -68,6 +85,33 @@ pub struct ShowArguments {
     /// Operation to plan; `destroy` shows the reverse order.
     #[arg(long, value_enum, default_value_t = Operation::Up)]
     pub operation: Operation,
+
+    #[command(flatten)]
+    pub selection: SelectionArguments,
+}
+
+/// Which projects to run; by default all of them.
+#[derive(Debug, Args, Default)]
+pub struct SelectionArguments {
+    /// Run only these projects (paths as `runner show` prints them); may be repeated.
+    #[arg(long, value_name = "PROJECT", num_args = 1..)]
+    pub only: Vec<String>,
+
+    /// Add everything the selected projects depend on.
+    #[arg(long)]
+    pub with_dependencies: bool,
+
+    /// Add everything that depends on the selected projects.
+    #[arg(long)]
+    pub with_dependents: bool,
+
+    /// Leave these projects out; may be repeated.
+    #[arg(long, value_name = "PROJECT", num_args = 1..)]
+    pub exclude: Vec<String>,
+
+    /// Start at this project: it and everything downstream of it.
+    #[arg(long, value_name = "PROJECT")]
+    pub from: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -116,6 +160,17 @@ pub struct RunArguments {
     /// Answer yes to confirmations (required for `destroy` without a terminal).
     #[arg(long, short = 'y')]
     pub yes: bool,
+
+    /// Run only what failed, was skipped or cancelled in the last run of this stack, and what depends on it.
+    #[arg(long, conflicts_with_all = ["only", "from", "exclude"])]
+    pub resume: bool,
+
+    /// Wait for another runner working on the same stack instead of failing at once.
+    #[arg(long)]
+    pub wait: bool,
+
+    #[command(flatten)]
+    pub selection: SelectionArguments,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 use super::arguments::{Arguments, CommandArguments};
-use super::{OutputStyle, RunSettings, Settings, ShowSettings, StackSettings};
+use super::{HistorySettings, OutputStyle, RunSettings, Settings, ShowSettings, StackSettings};
 use crate::commands;
 use crate::config::RepositoryRoot;
 use crate::error::Result;
@@ -13,6 +13,8 @@ pub enum Command {
     Show(ShowSettings),
     Validate(StackSettings),
     Run(RunSettings),
+    Status(StackSettings),
+    History(HistorySettings),
 }
 
 impl Command {
@@ -36,6 +38,8 @@ impl Command {
             CommandArguments::Destroy(run) => {
                 Command::Run(RunSettings::from_arguments(run, Operation::Destroy, &root)?)
             }
+            CommandArguments::Status(stack) => Command::Status(StackSettings::from_arguments(stack, &root)?),
+            CommandArguments::History(history) => Command::History(HistorySettings::from_arguments(history)),
         };
         Ok((Settings { root, style: OutputStyle::detect() }, command))
     }
@@ -46,6 +50,8 @@ impl Command {
             Command::Show(show) => commands::show(settings, &show),
             Command::Validate(stack) => commands::validate(settings, &stack),
             Command::Run(run) => commands::run(settings, &run),
+            Command::Status(stack) => commands::status(settings, &stack),
+            Command::History(history) => commands::history(settings, &history),
         }
     }
 }

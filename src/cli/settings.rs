@@ -1,11 +1,13 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use super::arguments::{ProviderArguments, RunArguments, ShowArguments, StackArguments};
+use super::arguments::{
+    HistoryArguments, ProviderArguments, RunArguments, SelectionArguments, ShowArguments, StackArguments,
+};
 use super::{OutputStyle, ReportTarget, ShowFormat};
 use crate::config::{EnvironmentFile, RepositoryRoot};
 use crate::error::{Result, UserError};
-use crate::plan::Operation;
+use crate::plan::{Operation, Selection};
 
 /// What every command needs: where the repository is and how to print.
 #[derive(Debug, Clone)]
@@ -25,6 +27,13 @@ pub struct ShowSettings {
     pub provider: ProviderSettings,
     pub format: ShowFormat,
     pub operation: Operation,
+    pub selection: Selection,
+}
+
+#[derive(Debug, Clone)]
+pub struct HistorySettings {
+    pub stack: Option<String>,
+    pub limit: usize,
 }
 
 /// A provider and a stack, with the environment file read and the stack name agreed.
@@ -46,6 +55,9 @@ pub struct RunSettings {
     /// False with `--non-interactive`, `CI` set, or stdin not a terminal: never prompt.
     pub interactive: bool,
     pub yes: bool,
+    pub resume: bool,
+    pub wait: bool,
+    pub selection: Selection,
 }
 
 impl ProviderSettings {
@@ -60,6 +72,7 @@ impl ShowSettings {
             provider: ProviderSettings::from_arguments(arguments.provider),
             format: arguments.format,
             operation: arguments.operation,
+            selection: arguments.selection.into(),
         }
     }
 }
@@ -85,7 +98,28 @@ impl RunSettings {
             reports: arguments.report,
             interactive,
             yes: arguments.yes,
+            resume: arguments.resume,
+            wait: arguments.wait,
+            selection: arguments.selection.into(),
         })
+    }
+}
+
+impl From<SelectionArguments> for Selection {
+    fn from(arguments: SelectionArguments) -> Self {
+        Selection {
+            only: arguments.only,
+            with_dependencies: arguments.with_dependencies,
+            with_dependents: arguments.with_dependents,
+            exclude: arguments.exclude,
+            from: arguments.from,
+        }
+    }
+}
+
+impl HistorySettings {
+    pub fn from_arguments(arguments: HistoryArguments) -> Self {
+        Self { stack: arguments.stack, limit: arguments.limit }
     }
 }
 

@@ -1,3 +1,4 @@
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -6,10 +7,13 @@ use super::{LoadedProvider, StackCheck};
 use crate::cli::{ReportTarget, RunSettings, Settings};
 use crate::config::add_stack_config_values;
 use crate::error::{MissingSetting, Result, UserError};
-use crate::execute::{Cancellation, EventSender, ExecutionEvent, Executor, RunInfo};
+use crate::execute::{Cancellation, EventSender, ExecutionEvent, Executor, ProjectResult, RunInfo};
 use crate::exit_status::ExitStatus;
-use crate::plan::{ExecutionPlan, Operation};
-use crate::pulumi::{Backend, ChildEnvironment, PulumiJob, PulumiJobContext};
+use crate::graph::NodeIndex;
+use crate::history::{HistoryRecorder, RunStore, StackLock};
+use crate::plan::{closure, ExecutionPlan, Operation};
+use crate::provider::ProjectPath;
+use crate::pulumi::{Backend, ChildEnvironment, PulumiJob, PulumiJobContext, PulumiManifest};
 use crate::report::{self, LogFiles, PlainReporter, Reporter, RunSummary, TerminalReporter};
 use crate::secrets::SecretMask;
 
@@ -39,9 +43,23 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         return Err(UserError::MissingConfig { stack: run.stack.stack.clone(), missing });
     }
     let pulumi = find_pulumi(&environment)?;
-    let plan = ExecutionPlan::full(&loaded.graph, run.operation);
+    let store = RunStore::new(&settings.root.state_dir());
+    let selected = select_projects(run, &loaded, &store)?;
+    let plan = ExecutionPlan::new(&loaded.graph, run.operation, &selected);
     if run.operation == Operation::Destroy && !run.yes {
         confirm_destroy(run, plan.len())?;
+    }
+    let command_line =
+        format!("runner {} --provider {} --stack {}", run.operation, loaded.provider.name, run.stack.stack);
+    let lock = StackLock::acquire(&settings.root.state_dir(), &run.stack.stack, &command_line, run.wait)?;
+    if let Some(stale) = &lock.replaced_stale {
+        eprintln!("warning: took over the lock of a runner that is gone ({})", stale.describe());
+    }
+    for abandoned in store.settle_abandoned(&loaded.provider.name, &run.stack.stack) {
+        eprintln!(
+            "warning: run `{}` ({} on stack `{}`) was interrupted before it finished; `runner {} --resume` continues it",
+            abandoned.run_id, abandoned.operation, abandoned.stack, abandoned.operation
+        );
     }
     if passphrase_missing {
         let passphrase = dialoguer::Password::new()
@@ -86,7 +104,8 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         log_dir: log_dir.clone(),
         mask: mask.clone(),
     });
-    let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(LogFiles::new(log_dir))];
+    let mut reporters: Vec<Box<dyn Reporter>> =
+        vec![Box::new(LogFiles::new(log_dir)), Box::new(HistoryRecorder::new(store))];
     if settings.style.interactive_terminal {
         reporters.push(Box::new(TerminalReporter::new(run.verbose, settings.style.color)));
     } else {
@@ -97,6 +116,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         .enable_all()
         .build()
         .map_err(|err| UserError::Internal(format!("cannot start the async runtime: {err}")))?;
+    let backend_for_locks = job.backend().clone();
     let summary = runtime.block_on(async move {
         let (events, receiver) = EventSender::channel(EVENT_BUFFER);
         let dispatcher = tokio::spawn(report::dispatch_events(receiver, reporters, mask));
@@ -108,7 +128,62 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         signals.abort();
         dispatcher.await.unwrap_or_default()
     });
+    report_stack_locks(&loaded, &backend_for_locks, &run.stack.stack, &summary);
+    drop(lock);
     finish(run, &summary)
+}
+
+/// Everything, a `--only/--from/--exclude` part of the graph, or what the last run left undone.
+fn select_projects(run: &RunSettings, loaded: &LoadedProvider, store: &RunStore) -> Result<BTreeSet<NodeIndex>> {
+    if !run.resume {
+        return run.selection.resolve(&loaded.graph);
+    }
+    let last = store
+        .runs_of(&loaded.provider.name, &run.stack.stack)
+        .into_iter()
+        .rev()
+        .find(|record| record.operation == run.operation.as_str())
+        .ok_or_else(|| {
+            UserError::Usage(format!(
+                "nothing to resume: no `{}` run of stack `{}` is recorded",
+                run.operation, run.stack.stack
+            ))
+        })?;
+    let unfinished: Vec<NodeIndex> =
+        last.unfinished().into_iter().filter_map(|path| loaded.graph.node_of(&ProjectPath::new(path))).collect();
+    // What waited on an unfinished project must run again too: dependents, or for destroy, dependencies.
+    let graph = &loaded.graph;
+    let selected = if run.operation.is_reversed() {
+        closure(graph, unfinished, |node| graph.dependencies(node))
+    } else {
+        closure(graph, unfinished, |node| graph.dependents(node))
+    };
+    eprintln!("resuming run `{}`: {} of {} projects left to run", last.run_id, selected.len(), last.projects.len());
+    Ok(selected)
+}
+
+/// After an interrupted or failed run, a stack may still hold Pulumi's lock. On a file backend
+/// the lock files say so; elsewhere, name the command for every project that was stopped.
+fn report_stack_locks(loaded: &LoadedProvider, backend: &Backend, stack: &str, summary: &RunSummary) {
+    for report in &summary.reports {
+        if !matches!(report.result, ProjectResult::Cancelled | ProjectResult::Failed) || report.started.is_none() {
+            continue;
+        }
+        let dir = loaded.provider.project_dir(&report.project);
+        let Ok(manifest) = PulumiManifest::load(&dir) else { continue };
+        let locked = if backend.is_local() {
+            !backend.lock_files(&manifest.name, stack).is_empty()
+        } else {
+            report.result == ProjectResult::Cancelled
+        };
+        if locked {
+            eprintln!(
+                "warning: stack `{0}` may still be locked; in `{1}` run: pulumi cancel --stack {0} --yes",
+                backend.qualified_stack(&manifest.name, stack),
+                dir.display()
+            );
+        }
+    }
 }
 
 fn finish(run: &RunSettings, summary: &RunSummary) -> Result<ExitStatus> {

@@ -10,7 +10,8 @@ use crate::render;
 /// `runner show`: the plan drawn on stdout; nothing runs.
 pub fn show(settings: &Settings, show: &ShowSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &show.provider)?;
-    let plan = ExecutionPlan::full(&loaded.graph, show.operation);
+    let selected = show.selection.resolve(&loaded.graph)?;
+    let plan = ExecutionPlan::new(&loaded.graph, show.operation, &selected);
     let text = match show.format {
         ShowFormat::Tree => render::tree(&loaded.provider, &loaded.graph, &plan),
         ShowFormat::Dot => render::dot(&loaded.provider, &loaded.graph, &plan),

@@ -152,7 +152,7 @@ fn waves(graph: &ProjectGraph, steps: &[PlanStep], order: &[NodeIndex]) -> Vec<V
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::path::PathBuf;
 
     use super::*;

@@ -45,6 +45,10 @@ impl PulumiJob {
     pub fn new(context: PulumiJobContext) -> Self {
         Self { context: Arc::new(context), stack_creation: Arc::new(Mutex::new(())) }
     }
+
+    pub fn backend(&self) -> &Backend {
+        &self.context.backend
+    }
 }
 
 impl ProjectJob for PulumiJob {

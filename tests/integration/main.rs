@@ -4,6 +4,7 @@ mod support;
 
 mod errors_test;
 mod local_provider_test;
+mod recovery_test;
 mod run_fake_pulumi_test;
 mod run_real_pulumi_test;
 mod show_test;

@@ -77,3 +77,73 @@ fn installed_pulumi_reports_the_pinned_version() {
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), pinned);
 }
+
+/// A YAML program that blocks reading a FIFO: an `up` that runs until someone writes to it.
+fn slow_workspace() -> Workspace {
+    let workspace = real_workspace();
+    workspace.provider("slow", "[[project]]\npath = \"slow\"\nphase = \"infrastructure\"\n").file(
+        "projects/slow/Pulumi.yaml",
+        "name: slow\nruntime: yaml\nvariables:\n  blocked:\n    fn::readFile: ./fifo\noutputs:\n  value: ${blocked}\n",
+    );
+    let fifo = std::ffi::CString::new(workspace.path("projects/slow/fifo").to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    workspace
+}
+
+/// Opens the FIFO for writing without blocking, so a reader left behind ends.
+fn release_fifo(workspace: &Workspace) {
+    let _ = std::fs::OpenOptions::new().write(true).custom_flags(0o4000).open(workspace.path("projects/slow/fifo"));
+}
+
+fn wait_for_file(path: &std::path::Path) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !path.exists() {
+        assert!(std::time::Instant::now() < deadline, "{} never appeared", path.display());
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+fn lock_files(workspace: &Workspace) -> Vec<String> {
+    workspace
+        .listing()
+        .into_iter()
+        .filter(|file| file.starts_with(".state/.pulumi/locks/") && file.ends_with(".json"))
+        .collect()
+}
+
+#[test]
+fn ctrl_c_during_up_leaves_no_lock_and_exits_130() {
+    let workspace = slow_workspace();
+    // Create the stack first so the interrupted operation is the `up` itself.
+    let mut runner = workspace
+        .std_command(&["up", "--provider", "slow", "--stack", "dev", "--non-interactive"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_file(&workspace.path(".state/.pulumi/stacks/slow/dev.json"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while lock_files(&workspace).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "pulumi never took its lock");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // While it holds the stack, a second runner is refused and names the holder.
+    let second = workspace.run(&["up", "--provider", "slow", "--stack", "dev", "--non-interactive"]);
+    second.expect_code(2).expect_stderr_contains(&format!("is in use by another runner: pid {}", runner.id()));
+
+    unsafe { kill(runner.id() as i32, 2) };
+    let status = runner.wait().unwrap();
+    release_fifo(&workspace);
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(runner.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(lock_files(&workspace).is_empty(), "pulumi left its lock: {:?}", lock_files(&workspace));
+    assert!(stderr.contains("slow cancelled"), "{stderr}");
+}
+
+use std::os::unix::fs::OpenOptionsExt;
+
+extern "C" {
+    fn kill(pid: i32, signal: i32) -> i32;
+    fn mkfifo(path: *const std::ffi::c_char, mode: u32) -> i32;
+}

@@ -1,0 +1,111 @@
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use super::{ProjectRecord, RunRecord, RunState, RunStore};
+use crate::execute::ExecutionEvent;
+use crate::report::Reporter;
+
+/// Large runs would rewrite their record thousands of times; one write per interval is enough,
+/// because a project left `running` by a crash is simply run again by `--resume`.
+const MIN_SAVE_INTERVAL: Duration = Duration::from_millis(100);
+
+/// Keeps the run history as the run happens: a consumer of execution events like any reporter.
+pub struct HistoryRecorder {
+    store: RunStore,
+    record: Option<RunRecord>,
+    last_save: Option<Instant>,
+    dirty: bool,
+    /// The first error writing history, reported once at the end of the run.
+    pub error: Option<String>,
+}
+
+impl HistoryRecorder {
+    pub fn new(store: RunStore) -> Self {
+        Self { store, record: None, last_save: None, dirty: false, error: None }
+    }
+
+    fn save(&mut self, force: bool) {
+        self.dirty = true;
+        let due = self.last_save.is_none_or(|at| at.elapsed() >= MIN_SAVE_INTERVAL);
+        if !(force || due) {
+            return;
+        }
+        if let Some(record) = &self.record {
+            if let Err(err) = self.store.save(record) {
+                self.error.get_or_insert_with(|| err.to_string());
+            }
+            self.last_save = Some(Instant::now());
+            self.dirty = false;
+        }
+    }
+}
+
+fn seconds(time: SystemTime) -> f64 {
+    time.duration_since(UNIX_EPOCH).map(|d| (d.as_secs_f64() * 1000.0).round() / 1000.0).unwrap_or_default()
+}
+
+impl Reporter for HistoryRecorder {
+    fn on_event(&mut self, event: &ExecutionEvent) {
+        match event {
+            ExecutionEvent::RunStarted(info) => {
+                self.record = Some(RunRecord {
+                    run_id: info.run_id.clone(),
+                    provider: info.provider.clone(),
+                    stack: info.stack.clone(),
+                    operation: info.operation.as_str().to_string(),
+                    state: RunState::Running,
+                    pid: std::process::id(),
+                    host: super::stack_lock::host_name(),
+                    started: seconds(info.started),
+                    ended: None,
+                    projects: info
+                        .projects
+                        .iter()
+                        .map(|path| ProjectRecord {
+                            project: path.to_string(),
+                            result: "pending".into(),
+                            attempts: 0,
+                            started: None,
+                            ended: None,
+                            changes: Default::default(),
+                            reason: None,
+                        })
+                        .collect(),
+                });
+                self.save(true);
+            }
+            ExecutionEvent::ProjectStarted { project, attempt, at } => {
+                if let Some(entry) =
+                    self.record.as_mut().and_then(|r| r.projects.iter_mut().find(|p| p.project == project.as_str()))
+                {
+                    entry.result = "running".into();
+                    entry.attempts = *attempt;
+                    entry.started.get_or_insert(seconds(*at));
+                }
+                self.save(false);
+            }
+            ExecutionEvent::ProjectFinished(report) => {
+                if let Some(entry) = self
+                    .record
+                    .as_mut()
+                    .and_then(|r| r.projects.iter_mut().find(|p| p.project == report.project.as_str()))
+                {
+                    entry.result = report.result.as_str().to_string();
+                    entry.attempts = report.attempts;
+                    entry.started = report.started.map(seconds);
+                    entry.ended = report.started.map(|started| seconds(started + report.duration));
+                    entry.changes = report.changes.into();
+                    entry.reason = report.reason.clone().or_else(|| report.failure.as_ref().map(|f| f.summary.clone()));
+                }
+                self.save(false);
+            }
+            ExecutionEvent::RunFinished { at, interrupted } => {
+                if let Some(record) = self.record.as_mut() {
+                    record.state = if *interrupted { RunState::Interrupted } else { RunState::Finished };
+                    record.ended = Some(seconds(*at));
+                }
+                self.save(true);
+            }
+            _ => {}
+        }
+    }
+}

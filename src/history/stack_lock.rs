@@ -1,0 +1,150 @@
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, UserError};
+
+/// Who holds a stack: enough for a person to find the other runner.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockHolder {
+    pub pid: u32,
+    pub host: String,
+    pub started: u64,
+    pub command: String,
+}
+
+impl LockHolder {
+    pub fn describe(&self) -> String {
+        let started = humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(self.started));
+        format!("pid {} on `{}` since {started} (`{}`)", self.pid, self.host, self.command)
+    }
+}
+
+/// One runner per repository and stack: `.runner/locks/<stack>.lock`, created exclusively and
+/// removed on drop. A lock whose process is gone is stale and taken over.
+#[derive(Debug)]
+pub struct StackLock {
+    path: PathBuf,
+    /// Set when this lock replaced one left by a runner that no longer runs.
+    pub replaced_stale: Option<LockHolder>,
+}
+
+const WAIT_INTERVAL: Duration = Duration::from_millis(500);
+
+impl StackLock {
+    pub fn acquire(state_dir: &Path, stack: &str, command: &str, wait: bool) -> Result<Self> {
+        let dir = state_dir.join("locks");
+        std::fs::create_dir_all(&dir)
+            .map_err(|err| UserError::Unwritable { path: dir.clone(), reason: err.to_string() })?;
+        let path = dir.join(format!("{stack}.lock"));
+        let me = LockHolder {
+            pid: std::process::id(),
+            host: host_name(),
+            started: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or_default(),
+            command: command.to_string(),
+        };
+        let mut replaced_stale = None;
+        loop {
+            match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(mut file) => {
+                    let json = serde_json::to_vec(&me).map_err(|err| UserError::Internal(err.to_string()))?;
+                    file.write_all(&json)
+                        .and_then(|_| file.sync_all())
+                        .map_err(|err| UserError::Unwritable { path: path.clone(), reason: err.to_string() })?;
+                    return Ok(Self { path, replaced_stale });
+                }
+                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let holder =
+                        std::fs::read(&path).ok().and_then(|bytes| serde_json::from_slice::<LockHolder>(&bytes).ok());
+                    match holder {
+                        Some(holder) if holder.host == me.host && !process_alive(holder.pid) => {
+                            let _ = std::fs::remove_file(&path);
+                            replaced_stale = Some(holder);
+                        }
+                        None if lock_is_old(&path) => {
+                            // Unreadable and not just being written: left by a crash mid-write.
+                            let _ = std::fs::remove_file(&path);
+                        }
+                        Some(holder) if !wait => {
+                            return Err(UserError::StackBusy {
+                                stack: stack.to_string(),
+                                holder: holder.describe(),
+                                lock: path,
+                            })
+                        }
+                        None if !wait => {
+                            return Err(UserError::StackBusy {
+                                stack: stack.to_string(),
+                                holder: "an unknown runner".into(),
+                                lock: path,
+                            })
+                        }
+                        _ => std::thread::sleep(WAIT_INTERVAL),
+                    }
+                }
+                Err(err) => return Err(UserError::Unwritable { path, reason: err.to_string() }),
+            }
+        }
+    }
+}
+
+impl Drop for StackLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn lock_is_old(path: &Path) -> bool {
+    std::fs::metadata(path)
+        .and_then(|meta| meta.modified())
+        .ok()
+        .and_then(|modified| modified.elapsed().ok())
+        .is_some_and(|age| age > Duration::from_secs(5))
+}
+
+pub fn host_name() -> String {
+    gethostname::gethostname().to_string_lossy().into_owned()
+}
+
+/// Signal 0 checks existence without touching the process; EPERM means it exists.
+pub fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = i32::try_from(pid) else { return false };
+    if pid <= 0 {
+        return false;
+    }
+    let result = unsafe { libc::kill(pid, 0) };
+    result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_lock_names_the_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let _held = StackLock::acquire(dir.path(), "dev", "runner up", false).unwrap();
+        let err = StackLock::acquire(dir.path(), "dev", "runner up", false).unwrap_err().to_string();
+        assert!(err.contains(&format!("pid {}", std::process::id())), "{err}");
+        assert!(StackLock::acquire(dir.path(), "prod", "runner up", false).is_ok(), "other stacks are free");
+    }
+
+    #[test]
+    fn a_lock_of_a_dead_process_is_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("locks")).unwrap();
+        let dead = LockHolder { pid: i32::MAX as u32 - 7, host: host_name(), started: 0, command: "runner up".into() };
+        std::fs::write(dir.path().join("locks/dev.lock"), serde_json::to_vec(&dead).unwrap()).unwrap();
+        let lock = StackLock::acquire(dir.path(), "dev", "runner up", false).unwrap();
+        assert_eq!(lock.replaced_stale, Some(dead));
+    }
+
+    #[test]
+    fn dropping_releases() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(StackLock::acquire(dir.path(), "dev", "runner up", false).unwrap());
+        assert!(StackLock::acquire(dir.path(), "dev", "runner up", false).is_ok());
+    }
+}

@@ -1,0 +1,136 @@
+use std::collections::{BTreeSet, VecDeque};
+
+use crate::error::{Result, UserError};
+use crate::graph::{NodeIndex, ProjectGraph};
+use crate::provider::{nearest_name, ProjectPath};
+
+/// Which part of the graph to run. Pure: resolved against the graph, no I/O.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// Start from these projects only (everything when empty).
+    pub only: Vec<String>,
+    pub with_dependencies: bool,
+    pub with_dependents: bool,
+    pub exclude: Vec<String>,
+    /// This project and everything that depends on it (directly or not).
+    pub from: Option<String>,
+}
+
+impl Selection {
+    pub fn is_everything(&self) -> bool {
+        self == &Selection::default()
+    }
+
+    pub fn resolve(&self, graph: &ProjectGraph) -> Result<BTreeSet<NodeIndex>> {
+        let mut selected: BTreeSet<NodeIndex> = if self.only.is_empty() {
+            (0..graph.len()).collect()
+        } else {
+            self.only.iter().map(|name| node(graph, name)).collect::<Result<_>>()?
+        };
+        if let Some(from) = &self.from {
+            let start = node(graph, from)?;
+            let downstream = closure(graph, [start], |n| graph.dependents(n));
+            selected = if self.only.is_empty() { downstream } else { selected.union(&downstream).copied().collect() };
+        }
+        if self.with_dependencies {
+            selected = closure(graph, selected.iter().copied(), |n| graph.dependencies(n));
+        }
+        if self.with_dependents {
+            selected = closure(graph, selected.iter().copied(), |n| graph.dependents(n));
+        }
+        for name in &self.exclude {
+            selected.remove(&node(graph, name)?);
+        }
+        Ok(selected)
+    }
+}
+
+/// `start` and everything reachable from it through `next`.
+pub fn closure(
+    graph: &ProjectGraph,
+    start: impl IntoIterator<Item = NodeIndex>,
+    next: impl Fn(NodeIndex) -> Vec<NodeIndex>,
+) -> BTreeSet<NodeIndex> {
+    let mut seen = BTreeSet::new();
+    let mut queue: VecDeque<NodeIndex> = start.into_iter().collect();
+    while let Some(node) = queue.pop_front() {
+        if node < graph.len() && seen.insert(node) {
+            queue.extend(next(node));
+        }
+    }
+    seen
+}
+
+fn node(graph: &ProjectGraph, name: &str) -> Result<NodeIndex> {
+    graph.node_of(&ProjectPath::new(name)).ok_or_else(|| {
+        let known: Vec<String> = graph.projects().iter().map(|p| p.path.to_string()).collect();
+        let hint = nearest_name(name, &known).map(|near| format!(" (did you mean `{near}`?)")).unwrap_or_default();
+        UserError::Usage(format!("unknown project `{name}`{hint}: `runner show` lists the projects"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::execution_plan::tests::provider;
+    use crate::provider::Phase::Infrastructure as I;
+
+    fn graph() -> ProjectGraph {
+        // a -> b -> c, and x -> c; y alone
+        ProjectGraph::build(&provider(&[
+            ("a", I, &[]),
+            ("b", I, &["a"]),
+            ("x", I, &[]),
+            ("c", I, &["b", "x"]),
+            ("y", I, &[]),
+        ]))
+        .unwrap()
+    }
+
+    fn names(graph: &ProjectGraph, nodes: &BTreeSet<NodeIndex>) -> Vec<String> {
+        nodes.iter().map(|&n| graph.project(n).path.to_string()).collect()
+    }
+
+    fn select(selection: Selection) -> Vec<String> {
+        let graph = graph();
+        names(&graph, &selection.resolve(&graph).unwrap())
+    }
+
+    #[test]
+    fn everything_by_default() {
+        assert_eq!(select(Selection::default()).len(), 5);
+    }
+
+    #[test]
+    fn only_with_dependencies() {
+        assert_eq!(
+            select(Selection { only: vec!["c".into()], with_dependencies: true, ..Default::default() }),
+            ["a", "b", "x", "c"]
+        );
+    }
+
+    #[test]
+    fn only_with_dependents() {
+        assert_eq!(
+            select(Selection { only: vec!["a".into()], with_dependents: true, ..Default::default() }),
+            ["a", "b", "c"]
+        );
+    }
+
+    #[test]
+    fn from_takes_everything_downstream() {
+        assert_eq!(select(Selection { from: Some("b".into()), ..Default::default() }), ["b", "c"]);
+    }
+
+    #[test]
+    fn exclude_removes() {
+        assert_eq!(select(Selection { exclude: vec!["y".into(), "x".into()], ..Default::default() }), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn unknown_names_are_errors_with_suggestions() {
+        let graph = graph();
+        let err = Selection { only: vec!["bb".into()], ..Default::default() }.resolve(&graph).unwrap_err();
+        assert!(err.to_string().contains("unknown project `bb` (did you mean `b`?)"), "{err}");
+    }
+}

@@ -1,0 +1,210 @@
+//! Interrupted and failed runs leave everything recoverable: the history, the stack lock, resume.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::{fake_pulumi_dir, path_with, Workspace};
+
+/// a -> b -> d, c alone (d is kubernetes).
+const PROVIDER: &str = r#"
+[[project]]
+path = "a"
+phase = "infrastructure"
+[[project]]
+path = "b"
+phase = "infrastructure"
+depends_on = ["a"]
+[[project]]
+path = "c"
+phase = "infrastructure"
+[[project]]
+path = "d"
+phase = "kubernetes"
+depends_on = ["b"]
+"#;
+
+fn workspace(script: &str) -> Workspace {
+    let mut workspace = Workspace::new();
+    workspace.provider("demo", PROVIDER).project("a").project("b").project("c").project("d");
+    workspace.file("fake-script.json", script);
+    let (state, script_path) = (workspace.path("fake-state"), workspace.path("fake-script.json"));
+    workspace
+        .set_env("PATH", path_with(&fake_pulumi_dir()))
+        .set_env("FAKE_PULUMI_SCRIPT", script_path.display().to_string())
+        .set_env("FAKE_PULUMI_STATE", state.display().to_string())
+        .set_env("PULUMI_CONFIG_PASSPHRASE", "fake-passphrase");
+    workspace
+}
+
+fn invocations(workspace: &Workspace) -> Vec<Value> {
+    let text = std::fs::read_to_string(workspace.path("fake-state/invocations.jsonl")).unwrap_or_default();
+    text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+}
+
+fn ups(workspace: &Workspace) -> Vec<String> {
+    invocations(workspace)
+        .into_iter()
+        .filter(|line| line["event"] == "start" && line["op"] == "up")
+        .map(|line| line["project"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn history(workspace: &Workspace) -> Vec<Value> {
+    let dir = workspace.path(".runner/history");
+    let mut runs: Vec<Value> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| serde_json::from_slice(&std::fs::read(e.path()).unwrap()).expect("history is valid JSON"))
+                .collect()
+        })
+        .unwrap_or_default();
+    runs.sort_by(|a, b| a["started"].as_f64().partial_cmp(&b["started"].as_f64()).unwrap());
+    runs
+}
+
+fn wait_for(what: &str, condition: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !condition() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn results(run: &Value) -> Vec<(String, String)> {
+    run["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["project"].as_str().unwrap().to_string(), p["result"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+#[test]
+fn resume_runs_exactly_the_failed_project_and_its_dependents() {
+    let workspace = workspace(r#"{"projects": {"a": {"fail": "transient outage"}}}"#);
+    workspace.run(&["up", "--provider", "demo", "--stack", "dev"]).expect_code(1);
+    let first = history(&workspace);
+    assert_eq!(first.len(), 1);
+    assert_eq!(
+        results(&first[0]),
+        [("a", "failed"), ("b", "skipped"), ("c", "succeeded"), ("d", "skipped")]
+            .map(|(p, r)| (p.to_string(), r.to_string()))
+    );
+
+    workspace.file("fake-script.json", "{}");
+    let before = ups(&workspace).len();
+    workspace
+        .run(&["up", "--provider", "demo", "--stack", "dev", "--resume"])
+        .expect_code(0)
+        .expect_stderr_contains("3 of 4 projects left to run");
+    let resumed: Vec<String> = ups(&workspace)[before..].to_vec();
+    assert_eq!(resumed, ["a", "b", "d"], "c succeeded before and must not run again");
+    let runs = history(&workspace);
+    assert_eq!(results(&runs[1]).iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(), ["a", "b", "d"]);
+    assert!(results(&runs[1]).iter().all(|(_, r)| r == "succeeded"));
+}
+
+#[test]
+fn resume_with_nothing_recorded_is_a_usage_error() {
+    let workspace = workspace("{}");
+    workspace
+        .run(&["up", "--provider", "demo", "--stack", "dev", "--resume"])
+        .expect_code(2)
+        .expect_stderr_contains("nothing to resume");
+}
+
+#[test]
+fn only_and_with_dependencies_select_a_part_of_the_graph() {
+    let workspace = workspace("{}");
+    workspace.run(&["up", "--provider", "demo", "--stack", "dev", "--only", "b", "--with-dependencies"]).expect_code(0);
+    assert_eq!(ups(&workspace), ["a", "b"]);
+    let output = workspace.run(&["show", "--provider", "demo", "--from", "b", "--format", "json"]);
+    let json: Value = serde_json::from_str(&output.stdout()).unwrap();
+    assert_eq!(json["order"], serde_json::json!(["b", "d"]));
+    workspace
+        .run(&["up", "--provider", "demo", "--stack", "dev", "--only", "zz"])
+        .expect_code(2)
+        .expect_stderr_contains("unknown project `zz`");
+}
+
+#[test]
+fn a_second_runner_on_the_same_stack_is_refused_with_the_holders_details() {
+    let workspace = workspace(r#"{"projects": {"c": {"hang": true}}}"#);
+    let mut first = workspace
+        .std_command(&["up", "--provider", "demo", "--stack", "dev"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("c to start", || invocations(&workspace).iter().any(|l| l["project"] == "c" && l["op"] == "up"));
+    let second = workspace.run(&["up", "--provider", "demo", "--stack", "dev"]);
+    second
+        .expect_code(2)
+        .expect_stderr_contains(&format!("stack `dev` is in use by another runner: pid {}", first.id()));
+    second.expect_stderr_contains("runner up --provider demo --stack dev");
+    // Another stack is independent.
+    workspace.run(&["validate", "--provider", "demo", "--stack", "other"]).expect_code(0);
+    unsafe { kill(first.id() as i32, 2) };
+    assert_eq!(first.wait().unwrap().code(), Some(130));
+    assert!(!workspace.path(".runner/locks/dev.lock").exists(), "the lock is released on exit");
+}
+
+#[test]
+fn after_kill_9_the_next_run_reports_the_interrupted_run_and_resume_continues_it() {
+    let workspace = workspace(r#"{"projects": {"d": {"hang": true}}}"#);
+    let mut runner = workspace
+        .std_command(&["up", "--provider", "demo", "--stack", "dev"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("d to start", || invocations(&workspace).iter().any(|l| l["project"] == "d" && l["op"] == "up"));
+    std::thread::sleep(Duration::from_millis(300));
+    unsafe { kill(runner.id() as i32, 9) };
+    runner.wait().unwrap();
+    // The double's own process outlives a kill -9 of the runner (its own process group): stop it.
+    for line in invocations(&workspace).iter().filter(|l| l["project"] == "d" && l["event"] == "start") {
+        unsafe { kill(line["pid"].as_i64().unwrap() as i32, 9) };
+    }
+    let runs = history(&workspace);
+    assert_eq!(runs.len(), 1, "history must be readable after kill -9");
+    assert_eq!(runs[0]["state"], "running");
+
+    workspace.file("fake-script.json", "{}");
+    let before = ups(&workspace).len();
+    let output = workspace.run(&["up", "--provider", "demo", "--stack", "dev", "--resume"]);
+    output
+        .expect_code(0)
+        .expect_stderr_contains("took over the lock of a runner that is gone")
+        .expect_stderr_contains("was interrupted before it finished");
+    assert_eq!(ups(&workspace)[before..], ["d".to_string()]);
+    let runs = history(&workspace);
+    assert_eq!(runs[0]["state"], "interrupted");
+    assert_eq!(runs[1]["state"], "finished");
+}
+
+#[test]
+fn status_and_history_read_the_record() {
+    let workspace = workspace(r#"{"projects": {"c": {"fail": "nope"}}}"#);
+    workspace.run(&["up", "--provider", "demo", "--stack", "dev"]).expect_code(1);
+    let status = workspace.run(&["status", "--provider", "demo", "--stack", "dev"]);
+    status.expect_code(0);
+    let line =
+        |project: &str| status.stdout().lines().find(|l| l.starts_with(&format!("{project} "))).unwrap().to_string();
+    assert!(line("a").contains("up") && line("a").contains("succeeded"), "{}", status.stdout());
+    assert!(line("c").contains("failed"), "{}", status.stdout());
+    let history = workspace.run(&["history"]);
+    history.expect_code(0);
+    assert_eq!(history.stdout().lines().count(), 1);
+    assert!(
+        history.stdout().contains("finished") && history.stdout().contains("2 not succeeded"),
+        "{}",
+        history.stdout()
+    );
+}
+
+extern "C" {
+    fn kill(pid: i32, signal: i32) -> i32;
+}
