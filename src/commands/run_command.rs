@@ -220,8 +220,10 @@ async fn forward_signals(cancellation: Cancellation, events: EventSender) {
             _ = interrupt.recv() => {}
             _ = terminate.recv() => {}
         }
-        let level = cancellation.escalate_next();
-        events.send(ExecutionEvent::Interrupting { kill: level == crate::execute::CancelLevel::Kill }).await;
+        // Tell the user before the executor reacts, so the explanation precedes its effects.
+        let kill = cancellation.level() >= crate::execute::CancelLevel::Graceful;
+        events.send(ExecutionEvent::Interrupting { kill }).await;
+        cancellation.escalate_next();
     }
 }
 

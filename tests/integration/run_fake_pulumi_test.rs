@@ -261,3 +261,36 @@ fn environment_file_values_reach_pulumi_and_options_do_not() {
     }
     assert_eq!(starts.len(), 4);
 }
+
+#[test]
+fn a_second_ctrl_c_kills_and_names_the_stacks_left_locked() {
+    let workspace = workspace(r#"{"projects": {"c": {"hang": true, "ignore_sigint": true}}}"#);
+    let child = workspace
+        .std_command(&["up", "--provider", "demo", "--stack", "dev"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !invocations(&workspace).iter().any(|line| line["project"] == "c" && line["op"] == "up") {
+        assert!(Instant::now() < deadline, "c never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    unsafe { libc_kill(child.id() as i32, 2) };
+    std::thread::sleep(Duration::from_millis(500));
+    unsafe { libc_kill(child.id() as i32, 2) };
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("killing running projects"), "{stderr}");
+    assert!(
+        stderr.contains("stack `organization/c/dev` may still be locked")
+            && stderr.contains("pulumi cancel --stack organization/c/dev --yes"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("stack `organization/a/dev` may still be locked"),
+        "only stacks left locked are named: {stderr}"
+    );
+}
