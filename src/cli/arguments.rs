@@ -49,6 +49,22 @@ pub enum CommandArguments {
     Status(StackArguments),
     /// The runs recorded in `.runner/history/`, newest last.
     History(HistoryArguments),
+    /// Check the programs, backend and passphrase a provider needs, and say how to fix what is missing.
+    Doctor(DoctorArguments),
+    /// Print a shell completion script: `runner completions bash > /etc/bash_completion.d/runner`.
+    Completions(CompletionsArguments),
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArguments {
+    #[command(flatten)]
+    pub provider: ProviderArguments,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArguments {
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]

@@ -1,5 +1,5 @@
 use super::arguments::{Arguments, CommandArguments};
-use super::{HistorySettings, OutputStyle, RunSettings, Settings, ShowSettings, StackSettings};
+use super::{HistorySettings, OutputStyle, ProviderSettings, RunSettings, Settings, ShowSettings, StackSettings};
 use crate::commands;
 use crate::config::RepositoryRoot;
 use crate::error::Result;
@@ -15,11 +15,18 @@ pub enum Command {
     Run(RunSettings),
     Status(StackSettings),
     History(HistorySettings),
+    Doctor(ProviderSettings),
+    Completions(clap_complete::Shell),
 }
 
 impl Command {
     /// Turns parsed arguments into settings; reads only what validation needs (the environment file).
     pub fn from_arguments(arguments: Arguments) -> Result<(Settings, Command)> {
+        // Completions need no repository.
+        if let CommandArguments::Completions(completions) = &arguments.command {
+            let root = RepositoryRoot::unchecked(&std::env::current_dir().unwrap_or_default());
+            return Ok((Settings { root, style: OutputStyle::detect() }, Command::Completions(completions.shell)));
+        }
         let root = match &arguments.root {
             Some(dir) => RepositoryRoot::at(dir)?,
             None => RepositoryRoot::discover(&std::env::current_dir().unwrap_or_default())?,
@@ -40,6 +47,8 @@ impl Command {
             }
             CommandArguments::Status(stack) => Command::Status(StackSettings::from_arguments(stack, &root)?),
             CommandArguments::History(history) => Command::History(HistorySettings::from_arguments(history)),
+            CommandArguments::Doctor(doctor) => Command::Doctor(ProviderSettings::from_arguments(doctor.provider)),
+            CommandArguments::Completions(completions) => Command::Completions(completions.shell),
         };
         Ok((Settings { root, style: OutputStyle::detect() }, command))
     }
@@ -52,6 +61,8 @@ impl Command {
             Command::Run(run) => commands::run(settings, &run),
             Command::Status(stack) => commands::status(settings, &stack),
             Command::History(history) => commands::history(settings, &history),
+            Command::Doctor(provider) => commands::doctor(settings, &provider),
+            Command::Completions(shell) => commands::completions(shell),
         }
     }
 }

@@ -1,3 +1,5 @@
+mod completions_command;
+mod doctor_command;
 mod history_command;
 mod loaded_provider;
 mod providers_command;
@@ -7,6 +9,8 @@ mod stack_check;
 mod status_command;
 mod validate_command;
 
+pub use completions_command::completions;
+pub use doctor_command::doctor;
 pub use history_command::history;
 pub use loaded_provider::LoadedProvider;
 pub use providers_command::list_providers;

@@ -30,6 +30,11 @@ impl RepositoryRoot {
         }
     }
 
+    /// A root for commands that never read it (shell completions).
+    pub fn unchecked(path: &Path) -> Self {
+        Self { path: absolute(path) }
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

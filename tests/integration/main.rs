@@ -2,6 +2,7 @@
 
 mod support;
 
+mod doctor_test;
 mod errors_test;
 mod local_provider_test;
 mod recovery_test;

@@ -1,0 +1,160 @@
+use std::io::Write;
+use std::process::Command;
+
+use super::LoadedProvider;
+use crate::cli::{ProviderSettings, Settings};
+use crate::config::EnvironmentFile;
+use crate::error::Result;
+use crate::exit_status::ExitStatus;
+use crate::provider::HookSpec;
+use crate::pulumi::{Backend, ChildEnvironment, PulumiManifest};
+
+/// The oldest `pulumi` the runner is tested with (see `scripts/install-pulumi.sh`).
+const MINIMUM_PULUMI: (u64, u64, u64) = (3, 259, 0);
+
+/// One finding: what was checked, whether it is fine, and how to fix it when it is not.
+struct Finding {
+    check: String,
+    ok: bool,
+    detail: String,
+}
+
+/// `runner doctor --provider P`: programs, backend and passphrase, each with its fix.
+pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitStatus> {
+    let loaded = LoadedProvider::load(settings, provider)?;
+    let file = EnvironmentFile::load(&settings.root.environment_file())?;
+    let environment = ChildEnvironment::build(std::env::vars(), &file, &settings.root);
+    let path = environment.get("PATH").unwrap_or_default().to_string();
+    let find = |program: &str| which::which_in(program, Some(&path), settings.root.path()).ok();
+    let mut findings = Vec::new();
+
+    match find("pulumi") {
+        Some(pulumi) => {
+            let version = Command::new(&pulumi)
+                .arg("version")
+                .env("PULUMI_SKIP_UPDATE_CHECK", "true")
+                .output()
+                .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
+                .unwrap_or_default();
+            let ok = parse_version(&version).is_some_and(|found| found >= MINIMUM_PULUMI);
+            findings.push(Finding {
+                check: "pulumi".into(),
+                ok,
+                detail: if ok {
+                    format!("{version} at {}", pulumi.display())
+                } else {
+                    format!("`{}` reports `{version}`; run `scripts/install-pulumi.sh` and put the folder it prints first on PATH", pulumi.display())
+                },
+            });
+        }
+        None => findings.push(Finding {
+            check: "pulumi".into(),
+            ok: false,
+            detail: "not on PATH; run `scripts/install-pulumi.sh` and put the folder it prints on PATH".into(),
+        }),
+    }
+
+    let mut runtimes: Vec<String> = loaded
+        .provider
+        .projects
+        .iter()
+        .filter_map(|project| PulumiManifest::load(&loaded.provider.project_dir(&project.path)).ok())
+        .map(|manifest| manifest.runtime)
+        .filter(|runtime| !runtime.is_empty())
+        .collect();
+    runtimes.sort();
+    runtimes.dedup();
+    for runtime in runtimes {
+        let (program, fix) = match runtime.as_str() {
+            "yaml" => ("pulumi-language-yaml", "it is built next to `pulumi` by `scripts/install-pulumi.sh`"),
+            "python" => ("python3", "install Python 3 (and each project's virtualenv)"),
+            "nodejs" => ("node", "install Node.js"),
+            "go" => ("go", "install Go"),
+            "dotnet" => ("dotnet", "install the .NET SDK"),
+            "java" => ("java", "install a JDK"),
+            _ => continue,
+        };
+        findings.push(Finding {
+            check: format!("{runtime} runtime"),
+            ok: find(program).is_some(),
+            detail: match find(program) {
+                Some(found) => format!("`{program}` at {}", found.display()),
+                None => format!("`{program}` not on PATH: {fix}"),
+            },
+        });
+    }
+
+    let uses_kubeconfig = loaded
+        .provider
+        .projects
+        .iter()
+        .any(|project| project.on_success.iter().any(|hook| matches!(hook, HookSpec::Kubeconfig { .. })));
+    if uses_kubeconfig {
+        findings.push(Finding {
+            check: "kubectl".into(),
+            ok: find("kubectl").is_some(),
+            detail: match find("kubectl") {
+                Some(found) => format!("at {} (the kubeconfig hook installs contexts for it)", found.display()),
+                None => {
+                    "not on PATH: the kubeconfig hook still works, but you will want kubectl to use the cluster".into()
+                }
+            },
+        });
+    }
+
+    let backend = Backend::from_environment(&environment);
+    let backend_ok = match backend.local_dir() {
+        Some(dir) => dir.is_dir() || environment.default_backend,
+        None => true,
+    };
+    findings.push(Finding {
+        check: "backend".into(),
+        ok: backend_ok,
+        detail: if environment.default_backend {
+            format!("{} (the runner's default; set `PULUMI_BACKEND_URL` to use another)", backend.url)
+        } else if backend_ok {
+            backend.url.clone()
+        } else {
+            format!("{} does not exist: create it, or fix `PULUMI_BACKEND_URL`", backend.url)
+        },
+    });
+    if backend.is_local() {
+        let passphrase = environment.get("PULUMI_CONFIG_PASSPHRASE").is_some();
+        let passphrase_file = environment.get("PULUMI_CONFIG_PASSPHRASE_FILE");
+        let (ok, detail) = match (passphrase, passphrase_file) {
+            (true, _) => (true, "`PULUMI_CONFIG_PASSPHRASE` is set".to_string()),
+            (false, Some(file)) if std::path::Path::new(file).is_file() => (true, format!("read from `{file}`")),
+            (false, Some(file)) => (false, format!("`PULUMI_CONFIG_PASSPHRASE_FILE` names `{file}`, which does not exist")),
+            (false, None) => (
+                false,
+                "not set: put `PULUMI_CONFIG_PASSPHRASE` or `PULUMI_CONFIG_PASSPHRASE_FILE` in `config/pulumi/environment` (a terminal run asks for it)".into(),
+            ),
+        };
+        findings.push(Finding { check: "passphrase".into(), ok, detail });
+    }
+
+    let mut out = std::io::stdout().lock();
+    let width = findings.iter().map(|f| f.check.len()).max().unwrap_or(0);
+    for finding in &findings {
+        let mark = if finding.ok { "ok     " } else { "problem" };
+        let _ = writeln!(out, "{mark}  {:width$}  {}", finding.check, finding.detail);
+    }
+    Ok(if findings.iter().all(|f| f.ok) { ExitStatus::Success } else { ExitStatus::Usage })
+}
+
+fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
+    let mut parts = text.trim().trim_start_matches('v').split(['.', '-', '+']).map(|part| part.parse::<u64>().ok());
+    Some((parts.next()??, parts.next()??, parts.next()??))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_version;
+
+    #[test]
+    fn versions_compare_numerically() {
+        assert_eq!(parse_version("v3.259.0"), Some((3, 259, 0)));
+        assert!(parse_version("v3.1000.0").unwrap() > parse_version("v3.259.0").unwrap());
+        assert_eq!(parse_version(""), None);
+    }
+}
