@@ -1,4 +1,5 @@
 mod completions_command;
+mod configuration_gate;
 mod doctor_command;
 mod history_command;
 mod loaded_provider;
@@ -10,6 +11,7 @@ mod status_command;
 mod validate_command;
 
 pub use completions_command::completions;
+pub use configuration_gate::{gather_configuration, PendingConfiguration};
 pub use doctor_command::doctor;
 pub use history_command::history;
 pub use loaded_provider::LoadedProvider;

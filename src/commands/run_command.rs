@@ -3,10 +3,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use super::{LoadedProvider, StackCheck};
+use super::{gather_configuration, LoadedProvider, StackCheck};
 use crate::cli::{ReportTarget, RunSettings, Settings};
 use crate::config::add_stack_config_values;
-use crate::error::{MissingSetting, Result, UserError};
+use crate::error::{Result, UserError};
 use crate::execute::{Cancellation, EventSender, ExecutionEvent, Executor, ProjectResult, RunInfo};
 use crate::exit_status::ExitStatus;
 use crate::graph::NodeIndex;
@@ -29,22 +29,10 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     }
     let mut environment = ChildEnvironment::build(std::env::vars(), &run.stack.environment, &settings.root);
     let backend = Backend::from_environment(&environment);
-    let mut missing = check.missing.clone();
-    let passphrase_missing = backend.is_local()
-        && environment.get("PULUMI_CONFIG_PASSPHRASE").is_none()
-        && environment.get("PULUMI_CONFIG_PASSPHRASE_FILE").is_none();
-    if passphrase_missing && !run.interactive {
-        missing.push(MissingSetting {
-            key: "PULUMI_CONFIG_PASSPHRASE".into(),
-            how_to_set: "set `PULUMI_CONFIG_PASSPHRASE` or `PULUMI_CONFIG_PASSPHRASE_FILE` in `config/pulumi/environment` or the environment".into(),
-        });
-    }
-    if !missing.is_empty() {
-        return Err(UserError::MissingConfig { stack: run.stack.stack.clone(), missing });
-    }
-    let pulumi = find_pulumi(&environment)?;
     let store = RunStore::new(&settings.root.state_dir());
     let selected = select_projects(run, &loaded, &store)?;
+    let pending = gather_configuration(settings, run, &loaded, &check, &environment, &backend, &selected)?;
+    let pulumi = find_pulumi(&environment)?;
     let plan = ExecutionPlan::new(&loaded.graph, run.operation, &selected);
     if run.operation == Operation::Destroy && !run.yes {
         confirm_destroy(run, plan.len())?;
@@ -61,26 +49,27 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
             abandoned.run_id, abandoned.operation, abandoned.stack, abandoned.operation
         );
     }
-    if passphrase_missing {
-        let passphrase = dialoguer::Password::new()
-            .with_prompt("Passphrase for the local Pulumi backend (PULUMI_CONFIG_PASSPHRASE)")
-            .interact()
-            .map_err(|err| UserError::Usage(format!("cannot read the passphrase: {err}")))?;
+    let mask = SecretMask::new(environment.secret_values());
+    if let Some(passphrase) = pending.passphrase {
+        mask.add(&passphrase);
         environment.set("PULUMI_CONFIG_PASSPHRASE", passphrase);
     }
     if let Some(dir) = backend.local_dir() {
         std::fs::create_dir_all(dir)
             .map_err(|err| UserError::Unwritable { path: dir.to_path_buf(), reason: err.to_string() })?;
     }
-    if !check.defaults_to_write.is_empty() {
-        add_stack_config_values(check.config.path(), check.config.text(), &check.defaults_to_write)?;
+    if !pending.config_values.is_empty() {
+        add_stack_config_values(check.config.path(), check.config.text(), &pending.config_values)?;
+    }
+    for (secret_store, key, value) in &pending.secrets {
+        mask.add(value);
+        secret_store.store(&pulumi, &environment, &backend, key, value).map_err(|err| mask_error(err, &mask))?;
     }
 
     let run_id = new_run_id();
     let log_dir = settings.root.state_dir().join("logs").join(&run_id);
     std::fs::create_dir_all(&log_dir)
         .map_err(|err| UserError::Unwritable { path: log_dir.clone(), reason: err.to_string() })?;
-    let mask = SecretMask::new(environment.secret_values());
     let graph = Arc::new(loaded.graph.clone());
     let info = RunInfo {
         run_id,
@@ -183,6 +172,13 @@ fn report_stack_locks(loaded: &LoadedProvider, backend: &Backend, stack: &str, s
                 dir.display()
             );
         }
+    }
+}
+
+fn mask_error(err: UserError, mask: &SecretMask) -> UserError {
+    match err {
+        UserError::Internal(message) => UserError::Internal(mask.apply(&message)),
+        other => other,
     }
 }
 

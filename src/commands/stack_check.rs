@@ -12,6 +12,11 @@ pub struct StackCheck {
     pub defaults_to_write: Vec<(String, String)>,
     /// Required keys with no value anywhere.
     pub missing: Vec<MissingSetting>,
+    /// Keys declared `secret` with no value in the file or the environment: stored only through
+    /// `pulumi config set --secret`, never written as plain text.
+    pub missing_secrets: Vec<String>,
+    /// Keys absent from the file, for prompts in a terminal (in declaration order).
+    pub absent: Vec<String>,
 }
 
 impl StackCheck {
@@ -39,11 +44,21 @@ impl StackCheck {
         let relative = path.strip_prefix(settings.root.path()).unwrap_or(&path).display().to_string();
         let mut defaults_to_write = Vec::new();
         let mut missing = Vec::new();
+        let mut missing_secrets = Vec::new();
+        let mut absent = Vec::new();
         for key in &provider.config {
             if config.contains(&key.key) {
                 continue;
             }
             let from_env = key.default_env.as_deref().and_then(lookup_env);
+            if key.secret {
+                // From the environment, the child process gets it as is; never copy it into a file.
+                if from_env.is_none() {
+                    missing_secrets.push(key.key.clone());
+                }
+                continue;
+            }
+            absent.push(key.key.clone());
             match from_env.or_else(|| key.default.clone()) {
                 Some(value) => defaults_to_write.push((key.key.clone(), value)),
                 None => {
@@ -61,7 +76,7 @@ impl StackCheck {
             }
         }
         let warnings = config.float_warnings();
-        Ok(Self { config, warnings, defaults_to_write, missing })
+        Ok(Self { config, warnings, defaults_to_write, missing, missing_secrets, absent })
     }
 
     pub fn require_complete(&self, stack: &str) -> Result<()> {

@@ -243,6 +243,7 @@ mod tests {
             file: "providers/t.toml".into(),
             projects_root: "projects".into(),
             config: Vec::new(),
+            secrets_project: None,
             projects: projects
                 .iter()
                 .map(|(path, phase, deps)| Project {

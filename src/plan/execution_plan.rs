@@ -168,6 +168,7 @@ pub(crate) mod tests {
             file: PathBuf::from("providers/test.toml"),
             projects_root: PathBuf::from("projects"),
             config: Vec::new(),
+            secrets_project: None,
             projects: projects
                 .iter()
                 .enumerate()

@@ -54,11 +54,22 @@ impl ProviderCatalog {
             file: file.clone(),
             projects_root: self.root.path().join("projects"),
             config: Vec::new(),
+            secrets_project: None,
             projects: Vec::new(),
         };
         self.merge_file(&mut provider, &file, 0, &mut Vec::new())?;
         if let Some(root) = projects_root {
             provider.projects_root = crate::config::normalize_path(&self.root.resolve(root));
+        }
+        if let Some(secrets) = &provider.secrets_project {
+            if provider.project(secrets).is_none() {
+                let known: Vec<String> = provider.projects.iter().map(|p| p.path.to_string()).collect();
+                return Err(UserError::UnknownProject {
+                    location: Location::file(&file),
+                    project: format!("{secrets}` named by `secrets_project"),
+                    suggestion: nearest_name(secrets.as_str(), &known),
+                });
+            }
         }
         Ok(provider)
     }
@@ -74,6 +85,15 @@ impl ProviderCatalog {
 
         chain.push(file.to_path_buf());
         if let Some(base) = &parsed.extends {
+            let name = base.get_ref();
+            if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
+                return Err(UserError::InvalidFile {
+                    location: at(base.span().start),
+                    message: format!(
+                        "`extends = \"{name}\"` must name a set in `providers/common/`, without `/`, `\\` or a leading `.`"
+                    ),
+                });
+            }
             let base_file = self.root.providers_dir().join("common").join(format!("{}.toml", base.get_ref()));
             if chain.contains(&base_file) || depth >= MAX_EXTENDS_DEPTH {
                 return Err(UserError::InvalidFile {
@@ -97,6 +117,9 @@ impl ProviderCatalog {
         if depth == 0 {
             provider.description = parsed.description.clone().unwrap_or_default();
             provider.infra_type = parsed.infra_type.clone();
+        }
+        if let Some(secrets) = &parsed.secrets_project {
+            provider.secrets_project = Some(ProjectPath::new(secrets.get_ref()));
         }
         if let Some(root) = &parsed.projects_root {
             provider.projects_root = crate::config::normalize_path(&self.root.resolve(Path::new(root.get_ref())));
@@ -170,7 +193,13 @@ impl ProviderCatalog {
 fn convert_project(raw: ProjectFile, origin: &Location, at: &dyn Fn(usize) -> Location) -> Result<Project> {
     let raw_path = raw.path.get_ref();
     let path = ProjectPath::new(raw_path);
-    if ProjectPath::escapes_root(raw_path) || path.as_str().is_empty() {
+    if path.as_str().is_empty() && !ProjectPath::escapes_root(raw_path) {
+        return Err(UserError::InvalidFile {
+            location: at(raw.path.span().start),
+            message: format!("`path = \"{raw_path}\"` names no folder under the projects root"),
+        });
+    }
+    if ProjectPath::escapes_root(raw_path) {
         return Err(UserError::PathEscapesRoot { location: at(raw.path.span().start), project: raw_path.clone() });
     }
     let mut depends_on = Vec::new();
@@ -209,7 +238,11 @@ fn convert_project(raw: ProjectFile, origin: &Location, at: &dyn Fn(usize) -> Lo
         secrets: raw
             .secrets
             .into_iter()
-            .map(|secret| SecretSpec { prompt: secret.prompt.unwrap_or_else(|| secret.key.clone()), key: secret.key })
+            .map(|secret| SecretSpec {
+                prompt: secret.prompt.unwrap_or_else(|| secret.key.clone()),
+                key: secret.key,
+                default_env: secret.default_env,
+            })
             .collect(),
         path,
         depends_on,

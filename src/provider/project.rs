@@ -8,6 +8,8 @@ use crate::error::Location;
 pub struct SecretSpec {
     pub key: String,
     pub prompt: String,
+    /// A variable (environment file or process) that supplies the value without a prompt.
+    pub default_env: Option<String>,
 }
 
 /// One Pulumi project as the provider declares it.

@@ -18,6 +18,9 @@ pub struct Provider {
     #[serde(skip)]
     pub projects_root: PathBuf,
     pub config: Vec<ConfigKey>,
+    /// The project whose own stack keeps the secrets (MARA's `kubernetes/secrets`); without one,
+    /// secrets go to the shared stack file.
+    pub secrets_project: Option<ProjectPath>,
     /// In declaration order: inherited projects first.
     pub projects: Vec<Project>,
 }

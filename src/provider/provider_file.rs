@@ -12,6 +12,7 @@ pub(super) struct ProviderFile {
     pub infra_type: Option<String>,
     pub extends: Option<Spanned<String>>,
     pub projects_root: Option<Spanned<String>>,
+    pub secrets_project: Option<Spanned<String>>,
     #[serde(default)]
     pub config: Vec<ConfigKeyFile>,
     #[serde(default, rename = "project")]
@@ -62,6 +63,7 @@ pub(super) struct AmendmentFile {
 pub(super) struct SecretFile {
     pub key: String,
     pub prompt: Option<String>,
+    pub default_env: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

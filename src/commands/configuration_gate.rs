@@ -1,0 +1,134 @@
+use super::{LoadedProvider, StackCheck};
+use crate::cli::{RunSettings, Settings};
+use crate::error::{MissingSetting, Result, UserError};
+use crate::graph::NodeIndex;
+use crate::plan::Operation;
+use crate::prompt::TerminalPrompter;
+use crate::provider::ConfigKey;
+use crate::pulumi::{Backend, ChildEnvironment};
+use crate::secrets::SecretStore;
+
+/// What a run still has to write before it starts: every question answered, nothing written yet.
+#[derive(Debug, Default)]
+pub struct PendingConfiguration {
+    pub config_values: Vec<(String, String)>,
+    pub secrets: Vec<(SecretStore, String, String)>,
+    pub passphrase: Option<String>,
+}
+
+/// Finds everything missing (configuration, secrets, passphrase). In a terminal it asks for each
+/// value; otherwise it fails with one error listing all of them and how to set each. Writes nothing.
+pub fn gather_configuration(
+    settings: &Settings,
+    run: &RunSettings,
+    loaded: &LoadedProvider,
+    check: &StackCheck,
+    environment: &ChildEnvironment,
+    backend: &Backend,
+    selected: &std::collections::BTreeSet<NodeIndex>,
+) -> Result<PendingConfiguration> {
+    let prompter = run.interactive.then(|| TerminalPrompter::new(settings.style.color));
+    let mut pending = PendingConfiguration::default();
+    let mut missing: Vec<MissingSetting> = Vec::new();
+    let lookup = |name: &str| environment.get(name).map(str::to_string);
+
+    let passphrase_missing = backend.is_local()
+        && environment.get("PULUMI_CONFIG_PASSPHRASE").is_none()
+        && environment.get("PULUMI_CONFIG_PASSPHRASE_FILE").is_none();
+    if passphrase_missing {
+        match &prompter {
+            Some(prompter) => {
+                pending.passphrase = Some(prompter.secret("Passphrase of the local Pulumi backend (PULUMI_CONFIG_PASSPHRASE)")?);
+            }
+            None => missing.push(MissingSetting {
+                key: "PULUMI_CONFIG_PASSPHRASE".into(),
+                how_to_set: "set `PULUMI_CONFIG_PASSPHRASE` or `PULUMI_CONFIG_PASSPHRASE_FILE` in `config/pulumi/environment` or the environment".into(),
+            }),
+        }
+    }
+
+    match &prompter {
+        Some(prompter) => {
+            for name in &check.absent {
+                let key = config_key(loaded, name);
+                let default = key.default_env.as_deref().and_then(lookup).or_else(|| key.default.clone());
+                pending.config_values.push((key.key.clone(), prompter.config_value(key, default.as_deref())?));
+            }
+        }
+        None => {
+            pending
+                .config_values
+                .extend(check.defaults_to_write.iter().filter(|(key, _)| key != "kubernetes:infra_type").cloned());
+            missing.extend(check.missing.iter().cloned());
+        }
+    }
+    pending
+        .config_values
+        .extend(check.defaults_to_write.iter().filter(|(key, _)| key == "kubernetes:infra_type").cloned());
+
+    let root = settings.root.path();
+    if !check.missing_secrets.is_empty() {
+        let shared = SecretStore::locate(&settings.root, &loaded.provider, &run.stack.stack, backend, false)?;
+        for name in &check.missing_secrets {
+            let key = config_key(loaded, name);
+            let Some(store) = &shared else { continue };
+            match &prompter {
+                Some(prompter) => {
+                    pending.secrets.push((store.clone(), key.key.clone(), prompter.config_value(key, None)?))
+                }
+                None => missing.push(MissingSetting {
+                    key: key.key.clone(),
+                    how_to_set: secret_help(store, &key.key, key.default_env.as_deref(), root),
+                }),
+            }
+        }
+    }
+
+    // Project secrets matter only to operations that run programs; refresh and destroy never ask.
+    if matches!(run.operation, Operation::Up | Operation::Preview) {
+        let store = SecretStore::locate(&settings.root, &loaded.provider, &run.stack.stack, backend, true)?;
+        if let Some(store) = store {
+            let mut seen = Vec::new();
+            for &node in selected {
+                for secret in &loaded.graph.project(node).secrets {
+                    if seen.contains(&secret.key) || store.is_set(&secret.key)? {
+                        continue;
+                    }
+                    seen.push(secret.key.clone());
+                    if let Some(value) = secret.default_env.as_deref().and_then(lookup) {
+                        pending.secrets.push((store.clone(), secret.key.clone(), value));
+                        continue;
+                    }
+                    match &prompter {
+                        Some(prompter) => {
+                            let value = prompter.secret(&format!("{} ({})", secret.prompt, secret.key))?;
+                            pending.secrets.push((store.clone(), secret.key.clone(), value));
+                        }
+                        None => missing.push(MissingSetting {
+                            key: secret.key.clone(),
+                            how_to_set: secret_help(&store, &secret.key, secret.default_env.as_deref(), root),
+                        }),
+                    }
+                }
+            }
+        }
+    }
+
+    if missing.is_empty() {
+        Ok(pending)
+    } else {
+        Err(UserError::MissingConfig { stack: run.stack.stack.clone(), missing })
+    }
+}
+
+fn config_key<'a>(loaded: &'a LoadedProvider, name: &str) -> &'a ConfigKey {
+    loaded.provider.config.iter().find(|key| key.key == name).expect("checked keys come from the provider")
+}
+
+fn secret_help(store: &SecretStore, key: &str, default_env: Option<&str>, root: &std::path::Path) -> String {
+    let mut help = format!("a secret: run `{}` and type the value", store.command_for(key, root));
+    if let Some(env) = default_env {
+        help.push_str(&format!(", or set `{env}`"));
+    }
+    help
+}

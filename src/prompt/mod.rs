@@ -1,0 +1,3 @@
+mod terminal_prompter;
+
+pub use terminal_prompter::TerminalPrompter;

@@ -1,0 +1,112 @@
+//! Configuration and secrets: prompts in a real terminal, a strict non-interactive mode, masking.
+
+use serde_json::json;
+
+use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, Workspace};
+
+fn local_workspace(environment: &str) -> Workspace {
+    let mut workspace = Workspace::new();
+    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
+    std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
+    workspace.env_file(environment);
+    let home = workspace.path("home");
+    workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());
+    workspace
+}
+
+#[test]
+fn prompts_in_a_terminal_from_an_empty_stack_file_to_a_completed_up() {
+    let workspace = local_workspace("PULUMI_STACK=dev\nKUBECONFIG=.runner/kube/config\n");
+    workspace.stack_file("dev", "");
+    let script = json!([
+        {"expect": r"Passphrase of the local Pulumi backend.*: ", "send": "pty-passphrase-1234\r"},
+        {"expect": r"Repeat it", "send": "pty-passphrase-1234\r"},
+        {"expect": r"\(local:cidr\) \[10\.42\.0\.0/16\]", "send": "10.7.0.0/16\r"},
+        {"expect": r"\(local:cluster_name\) \[local-dev\]", "send": "\r"},
+        {"expect": r"\(local:k8s_version\)", "send": "\r"},
+        {"expect": r"\(local:node_count\) \[3\]", "send": "three\r"},
+        {"expect": r"enter a whole number", "send": "5\r"},
+        {"expect": r"\(local:registry_host\)", "send": "\r"},
+        {"expect": r"\(local:cluster_token\)", "send": "pty-token-5678\r"},
+        {"expect": r"Repeat it", "send": "pty-token-5678\r"},
+    ]);
+    workspace.file("pty-script.json", script.to_string());
+    let runner = assert_cmd::cargo::cargo_bin("runner");
+    let output = std::process::Command::new("python3")
+        .arg(repository().join("tests/support/drive-pty.py"))
+        .arg(workspace.path("pty-script.json"))
+        .arg("--")
+        .arg(&runner)
+        .args(["up", "--provider", "local", "--stack", "dev"])
+        .current_dir(workspace.root())
+        .env("PATH", path_with(&real_pulumi_dir()))
+        .env("HOME", workspace.path("home"))
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm")
+        .env_remove("CI")
+        .env_remove("PULUMI_CONFIG_PASSPHRASE")
+        .env_remove("PULUMI_BACKEND_URL")
+        .output()
+        .unwrap();
+    let transcript = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{transcript}");
+    assert!(transcript.contains("6 succeeded, 0 failed"), "{transcript}");
+    assert!(
+        !transcript.contains("pty-passphrase-1234") && !transcript.contains("pty-token-5678"),
+        "a secret was echoed: {transcript}"
+    );
+    let stack = std::fs::read_to_string(workspace.path("config/pulumi/Pulumi.dev.yaml")).unwrap();
+    let parsed: serde_yaml::Value = serde_yaml::from_str(&stack).unwrap();
+    assert_eq!(parsed["config"]["local:cidr"], serde_yaml::Value::from("10.7.0.0/16"));
+    assert_eq!(parsed["config"]["local:node_count"], serde_yaml::Value::from("5"));
+    assert_eq!(parsed["config"]["kubernetes:infra_type"], serde_yaml::Value::from("local"));
+    assert!(parsed["config"]["local:cluster_token"]["secure"].is_string(), "the token is stored encrypted: {stack}");
+    assert!(!stack.contains("pty-token-5678"));
+}
+
+#[test]
+fn ci_with_an_incomplete_configuration_lists_everything_and_writes_nothing() {
+    let workspace = local_workspace("PULUMI_STACK=dev\n");
+    workspace.file(
+        "providers/strict.toml",
+        &std::fs::read_to_string(repository().join("providers/local.toml")).unwrap().replace(
+            "[[config]]\nkey = \"local:cidr\"",
+            "[[config]]\nkey = \"local:owner\"\nprompt = \"Owner\"\ndefault_env = \"LOCAL_OWNER\"\n\n[[config]]\nkey = \"local:cidr\"",
+        ),
+    );
+    let before = workspace.listing();
+    let output = workspace
+        .command(&["up", "--provider", "strict", "--stack", "dev"])
+        .env("CI", "true")
+        .env_remove("PULUMI_CONFIG_PASSPHRASE")
+        .env_remove("LOCAL_CLUSTER_TOKEN")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    for expected in ["`PULUMI_CONFIG_PASSPHRASE`", "`local:owner`", "or set `LOCAL_OWNER`", "`local:cluster_token`", "pulumi config set --secret local:cluster_token --stack organization/local-network/dev --cwd projects/local/infrastructure/network", "or set `LOCAL_CLUSTER_TOKEN`"] {
+        assert!(stderr.contains(expected), "missing {expected:?} in:\n{stderr}");
+    }
+    assert_eq!(workspace.listing(), before, "nothing may be written");
+}
+
+#[test]
+fn destroy_and_refresh_never_ask_for_secrets() {
+    let workspace = local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=never-asked-1234\n");
+    // No token anywhere: up would need it, refresh and destroy must not.
+    for args in [
+        ["refresh", "--provider", "local", "--stack", "dev", "--non-interactive"].as_slice(),
+        &["destroy", "--provider", "local", "--stack", "dev", "--non-interactive", "--yes"],
+    ] {
+        let output = workspace.command(args).env_remove("LOCAL_CLUSTER_TOKEN").output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("cluster_token"), "{stderr}");
+    }
+    let output = workspace
+        .command(&["up", "--provider", "local", "--stack", "dev", "--non-interactive"])
+        .env_remove("LOCAL_CLUSTER_TOKEN")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}
