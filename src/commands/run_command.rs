@@ -50,6 +50,16 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         );
     }
     let mask = SecretMask::new(environment.secret_values());
+    // Variables that feed declared secrets are secret whatever their names.
+    let secret_variables =
+        loaded.provider.config.iter().filter(|key| key.secret).filter_map(|key| key.default_env.clone()).chain(
+            loaded.provider.projects.iter().flat_map(|p| p.secrets.iter().filter_map(|s| s.default_env.clone())),
+        );
+    for name in secret_variables {
+        if let Some(value) = environment.get(&name) {
+            mask.add(value);
+        }
+    }
     if let Some(passphrase) = pending.passphrase {
         mask.add(&passphrase);
         environment.set("PULUMI_CONFIG_PASSPHRASE", passphrase);

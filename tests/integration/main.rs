@@ -9,5 +9,6 @@ mod prompt_test;
 mod recovery_test;
 mod run_fake_pulumi_test;
 mod run_real_pulumi_test;
+mod secret_canary_test;
 mod show_test;
 mod validate_test;
