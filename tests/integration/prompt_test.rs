@@ -110,3 +110,39 @@ fn destroy_and_refresh_never_ask_for_secrets() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn secrets_go_to_the_secrets_projects_own_stack() {
+    let mut workspace = Workspace::new();
+    workspace
+        .provider(
+            "mara-like",
+            r#"
+secrets_project = "kubernetes/secrets"
+[[project]]
+path = "kubernetes/secrets"
+phase = "kubernetes"
+[[project]]
+path = "kubernetes/prometheus"
+phase = "kubernetes"
+depends_on = ["kubernetes/secrets"]
+secrets = [{ key = "prometheus:adminpass", prompt = "Prometheus admin password", default_env = "PROMETHEUS_ADMINPASS" }]
+"#,
+        )
+        // MARA's secrets project keeps its own stack file: no stackConfigDir.
+        .file("projects/kubernetes/secrets/Pulumi.yaml", "name: secrets\nruntime: yaml\noutputs:\n  stored: yes\n")
+        .project("kubernetes/prometheus")
+        .env_file("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=secrets-project-test\nPROMETHEUS_ADMINPASS=prometheus-pass-9999\n");
+    let home = workspace.path("home");
+    workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());
+    let output = workspace.run(&["up", "--provider", "mara-like", "--stack", "dev", "--non-interactive"]);
+    output.expect_code(0);
+    let own = std::fs::read_to_string(workspace.path("projects/kubernetes/secrets/Pulumi.dev.yaml")).unwrap();
+    let parsed: serde_yaml::Value = serde_yaml::from_str(&own).unwrap();
+    assert!(parsed["config"]["prometheus:adminpass"]["secure"].is_string(), "{own}");
+    let shared = std::fs::read_to_string(workspace.path("config/pulumi/Pulumi.dev.yaml")).unwrap_or_default();
+    assert!(!shared.contains("prometheus:adminpass") && !shared.contains("prometheus-pass-9999"), "{shared}");
+    // A second up finds it set and stores nothing again.
+    workspace.run(&["up", "--provider", "mara-like", "--stack", "dev", "--non-interactive"]).expect_code(0);
+    assert_eq!(std::fs::read_to_string(workspace.path("projects/kubernetes/secrets/Pulumi.dev.yaml")).unwrap(), own);
+}
