@@ -33,6 +33,8 @@ impl EnvironmentFile {
     pub fn parse(path: &Path, text: &str) -> Result<Self> {
         let mut entries: Vec<EnvironmentEntry> = Vec::new();
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        // Editors on Windows start files with a byte order mark; TOML and YAML accept it, so do we.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         for (index, raw) in text.split('\n').enumerate() {
             let line_number = index + 1;
             let line = raw.strip_suffix('\r').unwrap_or(raw).trim();
@@ -44,12 +46,22 @@ impl EnvironmentFile {
             if line.contains('\0') {
                 return Err(invalid("the line holds a NUL byte".into()));
             }
+            if line.contains('\r') {
+                return Err(invalid(
+                    "the line holds a carriage return (`\\r`) that does not end it: save the file with `\\n` or `\\r\\n` line endings"
+                        .into(),
+                ));
+            }
             let line = line.strip_prefix("export ").map(str::trim_start).unwrap_or(line);
             let Some(split_at) = line.find(['=', ':']) else {
                 return Err(invalid(format!("`{}` is not an assignment: write `KEY=VALUE`", shorten(line))));
             };
             let key = line[..split_at].trim();
             let value = unquote(line[split_at + 1..].trim());
+            if key.is_empty() {
+                let separator = &line[split_at..split_at + 1];
+                return Err(invalid(format!("no variable name before `{separator}`: write `KEY=VALUE`")));
+            }
             if !is_valid_key(key) {
                 return Err(invalid(format!(
                     "`{}` is not a valid variable name: use letters, digits and `_`, not starting with a digit",
@@ -181,6 +193,24 @@ mod tests {
             read += 1;
         }
         assert!(read >= 8);
+    }
+
+    #[test]
+    fn a_carriage_return_inside_a_line_is_an_error() {
+        let err = parse("PULUMI_STACK=dev\rA=1\r").unwrap_err().to_string();
+        assert!(err.starts_with("config/pulumi/environment:1: the line holds a carriage return"), "{err}");
+    }
+
+    #[test]
+    fn a_missing_name_is_named_as_such() {
+        let err = parse("A=1\n=value\n").unwrap_err().to_string();
+        assert_eq!(err, "config/pulumi/environment:2: no variable name before `=`: write `KEY=VALUE`");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_ignored() {
+        let file = parse("\u{feff}PULUMI_STACK=dev\n").unwrap();
+        assert_eq!(file.get("PULUMI_STACK"), Some("dev"));
     }
 
     #[test]

@@ -39,8 +39,13 @@ impl StackConfig {
             Value::Null
         } else {
             serde_yaml::from_str(&text).map_err(|err| {
-                let line = err.location().map(|location| location.line());
-                invalid(line, format!("not valid YAML: {}", strip_location(&err.to_string())))
+                let message = strip_location(&err.to_string());
+                let line = match err.location() {
+                    Some(location) => Some(location.line()),
+                    None if message.contains("more than one document") => second_document_line(&text),
+                    None => None,
+                };
+                invalid(line, format!("not valid YAML: {message}"))
             })?
         };
         let config = match document {
@@ -58,7 +63,9 @@ impl StackConfig {
         for key in config.keys() {
             if !key.is_string() {
                 let shown = serde_yaml::to_string(key).unwrap_or_default();
-                return Err(invalid(None, format!("configuration key `{}` must be a string", shown.trim())));
+                let shown = shown.trim();
+                let line = line_of(&text, shown).or_else(|| line_of(&text, "config"));
+                return Err(invalid(line, format!("configuration key `{shown}` must be a string")));
             }
         }
         Ok(Self { path: path.to_path_buf(), exists: true, text, config })
@@ -167,6 +174,22 @@ fn line_of(text: &str, key: &str) -> Option<usize> {
         .map(|index| index + 1)
 }
 
+/// Where a second YAML document starts: serde_yaml reports "more than one document" without a line.
+fn second_document_line(text: &str) -> Option<usize> {
+    let mut content_seen = false;
+    for (index, line) in text.lines().enumerate() {
+        let trimmed = line.trim_end();
+        if trimmed == "---" || trimmed.starts_with("--- ") {
+            if content_seen {
+                return Some(index + 1);
+            }
+        } else if !(trimmed.trim_start().is_empty() || trimmed.starts_with('#') || trimmed.starts_with('%')) {
+            content_seen = true;
+        }
+    }
+    None
+}
+
 fn strip_location(message: &str) -> String {
     match message.find(" at line ") {
         Some(at) => message[..at].to_string(),
@@ -230,6 +253,19 @@ mod tests {
     fn config_must_be_a_mapping() {
         let err = StackConfig::parse(Path::new("Pulumi.dev.yaml"), "config: 3\n".into()).unwrap_err();
         assert_eq!(err.to_string(), "Pulumi.dev.yaml:1: `config` must be a mapping of `namespace:key: value`");
+    }
+
+    #[test]
+    fn a_key_that_is_not_a_string_names_its_line() {
+        let err = StackConfig::parse(Path::new("Pulumi.dev.yaml"), "config:\n  a:b: 1\n  42: x\n".into()).unwrap_err();
+        assert_eq!(err.to_string(), "Pulumi.dev.yaml:3: configuration key `42` must be a string");
+    }
+
+    #[test]
+    fn a_second_document_names_its_line() {
+        let err =
+            StackConfig::parse(Path::new("Pulumi.dev.yaml"), "---\nconfig:\n  a:b: 1\n---\nx: 1\n".into()).unwrap_err();
+        assert!(err.to_string().starts_with("Pulumi.dev.yaml:4: not valid YAML"), "{err}");
     }
 
     #[test]

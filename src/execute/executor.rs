@@ -253,6 +253,7 @@ mod tests {
                     depends_on: deps.iter().map(|d| ProjectPath::new(d)).collect(),
                     secrets: Vec::new(),
                     on_success: Vec::new(),
+                    retry: None,
                     origin: crate::error::Location::file("providers/t.toml"),
                     dependency_origins: Vec::new(),
                 })

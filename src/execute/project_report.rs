@@ -49,6 +49,8 @@ pub struct ProjectReport {
     pub reason: Option<String>,
     pub failure: Option<FailureDetail>,
     pub attempts: u32,
+    /// Why each attempt before the last one failed.
+    pub retried: Vec<String>,
 }
 
 impl ProjectReport {
@@ -62,6 +64,7 @@ impl ProjectReport {
             reason: Some(reason),
             failure: None,
             attempts: 0,
+            retried: Vec::new(),
         }
     }
 }

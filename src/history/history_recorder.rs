@@ -68,6 +68,7 @@ impl Reporter for HistoryRecorder {
                             ended: None,
                             changes: Default::default(),
                             reason: None,
+                            retries: Vec::new(),
                         })
                         .collect(),
                 });
@@ -95,6 +96,7 @@ impl Reporter for HistoryRecorder {
                     entry.ended = report.started.map(|started| seconds(started + report.duration));
                     entry.changes = report.changes.into();
                     entry.reason = report.reason.clone().or_else(|| report.failure.as_ref().map(|f| f.summary.clone()));
+                    entry.retries.clone_from(&report.retried);
                 }
                 self.save(false);
             }

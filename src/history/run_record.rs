@@ -22,6 +22,9 @@ pub struct ProjectRecord {
     #[serde(default)]
     pub changes: ResourceChangesRecord,
     pub reason: Option<String>,
+    /// Why each earlier attempt failed, when the operation was retried.
+    #[serde(default)]
+    pub retries: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -179,6 +179,7 @@ pub(crate) mod tests {
                     depends_on: depends_on.iter().map(|d| ProjectPath::new(d)).collect(),
                     secrets: Vec::new(),
                     on_success: Vec::new(),
+                    retry: None,
                     origin: Location::line("providers/test.toml", i + 1),
                     dependency_origins: Vec::new(),
                 })

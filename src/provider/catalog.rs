@@ -2,7 +2,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::provider_file::{line_at, HookFile, ProjectFile, ProviderFile};
-use super::{ConfigKey, HookSpec, Project, ProjectPath, Provider, SecretSpec};
+use super::{ConfigKey, HookSpec, Project, ProjectPath, Provider, RetryPolicy, SecretSpec};
 use crate::config::{read_text, RepositoryRoot};
 use crate::error::{Location, Result, UserError};
 
@@ -232,7 +232,28 @@ fn convert_project(raw: ProjectFile, origin: &Location, at: &dyn Fn(usize) -> Lo
             }
         });
     }
+    let retry = match raw.retry {
+        None => None,
+        Some(retry) => {
+            let invalid = |message: String| UserError::InvalidFile { location: origin.clone(), message };
+            if retry.attempts == 0 || retry.attempts > 100 {
+                return Err(invalid(format!("`retry.attempts` of `{path}` must be between 1 and 100")));
+            }
+            let backoff = match &retry.backoff {
+                Some(text) => humantime::parse_duration(text)
+                    .map_err(|err| invalid(format!("`retry.backoff = \"{text}\"` is not a duration ({err})")))?,
+                None => RetryPolicy::default().backoff,
+            };
+            for pattern in &retry.on {
+                regex::Regex::new(pattern).map_err(|err| {
+                    invalid(format!("`retry.on` pattern `{pattern}` is not a valid regular expression: {err}"))
+                })?;
+            }
+            Some(RetryPolicy { attempts: retry.attempts, backoff, on: retry.on })
+        }
+    };
     Ok(Project {
+        retry,
         description: raw.description.unwrap_or_else(|| path.short_name().to_string()),
         phase: raw.phase,
         secrets: raw

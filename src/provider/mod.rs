@@ -6,6 +6,7 @@ mod project;
 mod project_path;
 mod provider_definition;
 mod provider_file;
+mod retry_policy;
 
 pub use catalog::{nearest_name, ProviderCatalog};
 pub use config_key::{ConfigKey, ValueKind};
@@ -14,3 +15,4 @@ pub use phase::Phase;
 pub use project::{Project, SecretSpec};
 pub use project_path::ProjectPath;
 pub use provider_definition::Provider;
+pub use retry_policy::RetryPolicy;

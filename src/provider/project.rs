@@ -1,6 +1,6 @@
 use serde::Serialize;
 
-use super::{HookSpec, Phase, ProjectPath};
+use super::{HookSpec, Phase, ProjectPath, RetryPolicy};
 use crate::error::Location;
 
 /// A secret a project needs, prompted for without echo and stored with `pulumi config set --secret`.
@@ -21,6 +21,8 @@ pub struct Project {
     pub depends_on: Vec<ProjectPath>,
     pub secrets: Vec<SecretSpec>,
     pub on_success: Vec<HookSpec>,
+    /// `None`: the built-in policy (transient failures only).
+    pub retry: Option<RetryPolicy>,
     /// Where the project is declared, for error messages.
     #[serde(skip)]
     pub origin: Location,

@@ -48,6 +48,16 @@ pub(super) struct ProjectFile {
     pub secrets: Vec<SecretFile>,
     #[serde(default)]
     pub on_success: Vec<HookFile>,
+    pub retry: Option<RetryFile>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RetryFile {
+    pub attempts: u32,
+    pub backoff: Option<String>,
+    #[serde(default)]
+    pub on: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

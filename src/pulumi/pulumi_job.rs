@@ -93,6 +93,7 @@ impl PulumiJob {
             reason,
             failure,
             attempts: 1,
+            retried: Vec::new(),
         };
         let dir = context.provider.project_dir(&project.path);
         let manifest = match PulumiManifest::load(&dir) {
@@ -137,30 +138,66 @@ impl PulumiJob {
             outcome = self.run_operation(&project, &dir, &stack, config_file.as_ref(), &events, &cancellation).await;
         }
 
+        let policy = project.retry.clone().unwrap_or_default();
+        let mut attempt = 1;
+        let mut retried: Vec<String> = Vec::new();
+        while !outcome.exit.success() && !outcome.cancelled && attempt < policy.attempts {
+            let failure = self.failure_detail(&project, &outcome);
+            let text =
+                format!("{}\n{}\n{}", failure.summary, failure.diagnostics.join("\n"), failure.log_tail.join("\n"));
+            if !policy.should_retry(&text) {
+                break;
+            }
+            attempt += 1;
+            let delay = policy.delay_before(attempt);
+            retried.push(failure.summary.clone());
+            let message = format!(
+                "attempt {} failed ({}); retrying in {}",
+                attempt - 1,
+                failure.summary,
+                humantime::format_duration(delay)
+            );
+            events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
+            let mut stop = cancellation.subscribe();
+            tokio::select! {
+                _ = tokio::time::sleep(delay) => {}
+                _ = stop.wait_for(|level| *level >= crate::execute::CancelLevel::Graceful) => break,
+            }
+            events
+                .send(ExecutionEvent::ProjectStarted { project: project.path.clone(), attempt, at: SystemTime::now() })
+                .await;
+            outcome = self.run_operation(&project, &dir, &stack, config_file.as_ref(), &events, &cancellation).await;
+        }
+        let counted = |mut report: ProjectReport| {
+            report.attempts = attempt;
+            report.retried = retried.clone();
+            report
+        };
+
         if outcome.cancelled && !outcome.exit.success() {
-            return finish(
+            return counted(finish(
                 ProjectResult::Cancelled,
                 &outcome.progress,
                 Some("cancelled while running".into()),
                 Some(self.failure_detail(&project, &outcome)),
-            );
+            ));
         }
         if !outcome.exit.success() {
-            return finish(
+            return counted(finish(
                 ProjectResult::Failed,
                 &outcome.progress,
                 None,
                 Some(self.failure_detail(&project, &outcome)),
-            );
+            ));
         }
         if context.operation == Operation::Up && !project.on_success.is_empty() {
             if let Err(message) =
                 self.run_hooks(&project, &dir, &stack, outcome.progress.secret_outputs.as_deref(), &events).await
             {
-                return finish(ProjectResult::Failed, &outcome.progress, None, Some(simple_failure(message)));
+                return counted(finish(ProjectResult::Failed, &outcome.progress, None, Some(simple_failure(message))));
             }
         }
-        finish(ProjectResult::Succeeded, &outcome.progress, None, None)
+        counted(finish(ProjectResult::Succeeded, &outcome.progress, None, None))
     }
 
     /// `--config-file` unless the project's `Pulumi.yaml` already points at the shared folder.
@@ -343,10 +380,14 @@ impl PulumiJob {
     }
 
     fn failure_detail(&self, project: &Project, outcome: &ProcessOutcome) -> FailureDetail {
-        let summary = match (&outcome.exit, outcome.progress.errors.first()) {
-            (ExitState::SpawnFailed(reason), _) => format!("could not start `pulumi`: {reason}"),
-            (_, Some(first)) => first.lines().next().unwrap_or(first).to_string(),
-            (exit, None) => format!("`pulumi {}` ended with {}", self.context.operation, exit.describe()),
+        // Pulumi's own words first: the event log's error diagnostics, else the last `error:` line
+        // it printed (errors before the engine starts, like a held lock, never reach the event log).
+        let printed_error = outcome.output_tail.iter().rev().find_map(|line| line.trim_start().strip_prefix("error: "));
+        let summary = match (&outcome.exit, outcome.progress.errors.first(), printed_error) {
+            (ExitState::SpawnFailed(reason), _, _) => format!("could not start `pulumi`: {reason}"),
+            (_, Some(first), _) => first.lines().next().unwrap_or(first).to_string(),
+            (_, None, Some(printed)) => printed.to_string(),
+            (exit, None, None) => format!("`pulumi {}` ended with {}", self.context.operation, exit.describe()),
         };
         FailureDetail {
             summary,

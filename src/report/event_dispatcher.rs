@@ -40,6 +40,7 @@ fn mask_event(event: ExecutionEvent, mask: &SecretMask) -> ExecutionEvent {
         }
         ExecutionEvent::ProjectFinished(mut report) => {
             report.reason = report.reason.map(|reason| mask.apply(&reason));
+            report.retried.iter_mut().for_each(|line| *line = mask.apply(line));
             if let Some(failure) = report.failure.as_mut() {
                 failure.summary = mask.apply(&failure.summary);
                 failure.diagnostics.iter_mut().for_each(|line| *line = mask.apply(line));

@@ -168,10 +168,64 @@ fn fail_fast_cancels_running_projects_and_starts_nothing_new() {
 }
 
 #[test]
-fn a_lock_conflict_is_reported_with_pulumis_words() {
+fn a_lock_conflict_is_retried_to_success_and_every_attempt_is_recorded() {
+    let workspace = workspace(r#"{"projects": {"c": {"lock_failures": 2}}}"#);
+    let provider = PROVIDER.replace(
+        "path = \"c\"\nphase = \"infrastructure\"",
+        "path = \"c\"\nphase = \"infrastructure\"\nretry = { attempts = 3, backoff = \"100ms\" }",
+    );
+    workspace.provider("demo", &provider);
+    let output = workspace.run(&["up", "--provider", "demo", "--stack", "dev", "--report", "json=report.json"]);
+    output.expect_code(0).expect_stderr_contains("attempt 1 failed").expect_stderr_contains("retrying in 100ms");
+    let report = report(&workspace, "report.json");
+    let c = report["projects"].as_array().unwrap().iter().find(|p| p["project"] == "c").unwrap();
+    assert_eq!(c["result"], "succeeded");
+    assert_eq!(c["attempts"], 3);
+    assert_eq!(c["retried"].as_array().unwrap().len(), 2);
+    assert!(c["retried"][0].as_str().unwrap().contains("the stack is currently locked"), "{c}");
+    let ups = invocations(&workspace)
+        .into_iter()
+        .filter(|l| l["event"] == "start" && l["op"] == "up" && l["project"] == "c")
+        .count();
+    assert_eq!(ups, 3);
+    let history_dir = workspace.path(".runner/history");
+    let history: Value = serde_json::from_slice(
+        &std::fs::read(std::fs::read_dir(history_dir).unwrap().next().unwrap().unwrap().path()).unwrap(),
+    )
+    .unwrap();
+    let record = history["projects"].as_array().unwrap().iter().find(|p| p["project"] == "c").unwrap();
+    assert_eq!(record["attempts"], 3);
+    assert_eq!(record["retries"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn a_lock_held_too_long_fails_with_pulumis_words() {
     let workspace = workspace(r#"{"projects": {"c": {"lock_failures": 5}}}"#);
-    let output = workspace.run(&["up", "--provider", "demo", "--stack", "dev"]);
-    output.expect_code(1).expect_stderr_contains("the stack is currently locked");
+    let provider = PROVIDER.replace(
+        "path = \"c\"\nphase = \"infrastructure\"",
+        "path = \"c\"\nphase = \"infrastructure\"\nretry = { attempts = 2, backoff = \"50ms\" }",
+    );
+    workspace.provider("demo", &provider);
+    workspace
+        .run(&["up", "--provider", "demo", "--stack", "dev"])
+        .expect_code(1)
+        .expect_stderr_contains("the stack is currently locked");
+}
+
+#[test]
+fn a_program_error_is_never_retried() {
+    let workspace = workspace(r#"{"projects": {"c": {"fail": "an unhandled error occurred: boom"}}}"#);
+    let provider = PROVIDER.replace(
+        "path = \"c\"\nphase = \"infrastructure\"",
+        "path = \"c\"\nphase = \"infrastructure\"\nretry = { attempts = 5, backoff = \"10ms\", on = [\"error\"] }",
+    );
+    workspace.provider("demo", &provider);
+    workspace.run(&["up", "--provider", "demo", "--stack", "dev"]).expect_code(1);
+    let ups = invocations(&workspace)
+        .into_iter()
+        .filter(|l| l["event"] == "start" && l["op"] == "up" && l["project"] == "c")
+        .count();
+    assert_eq!(ups, 1);
 }
 
 #[test]
