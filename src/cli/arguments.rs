@@ -185,6 +185,10 @@ pub struct RunArguments {
     #[arg(long)]
     pub wait: bool,
 
+    /// Operate on this resource URN only (repeatable); needs a single project (`--only P`).
+    #[arg(long, value_name = "URN")]
+    pub target: Vec<String>,
+
     #[command(flatten)]
     pub selection: SelectionArguments,
 }

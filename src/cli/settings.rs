@@ -58,6 +58,7 @@ pub struct RunSettings {
     pub resume: bool,
     pub wait: bool,
     pub selection: Selection,
+    pub targets: Vec<String>,
 }
 
 impl ProviderSettings {
@@ -100,6 +101,7 @@ impl RunSettings {
             yes: arguments.yes,
             resume: arguments.resume,
             wait: arguments.wait,
+            targets: arguments.target,
             selection: arguments.selection.into(),
         })
     }

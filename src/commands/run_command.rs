@@ -34,6 +34,12 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let pending = gather_configuration(settings, run, &loaded, &check, &environment, &backend, &selected)?;
     let pulumi = find_pulumi(&environment)?;
     let plan = ExecutionPlan::new(&loaded.graph, run.operation, &selected);
+    if !run.targets.is_empty() && plan.len() != 1 {
+        return Err(UserError::Usage(format!(
+            "`--target` applies to one project, but {} are selected: add `--only PROJECT`",
+            plan.len()
+        )));
+    }
     if run.operation == Operation::Destroy && !run.yes {
         confirm_destroy(run, plan.len())?;
     }
@@ -102,6 +108,8 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         stack_config_file: settings.root.stack_config_file(&run.stack.stack),
         log_dir: log_dir.clone(),
         mask: mask.clone(),
+        state_dir: settings.root.state_dir(),
+        targets: run.targets.clone(),
     });
     let mut reporters: Vec<Box<dyn Reporter>> =
         vec![Box::new(LogFiles::new(log_dir)), Box::new(HistoryRecorder::new(store))];

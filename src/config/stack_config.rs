@@ -41,7 +41,7 @@ impl StackConfig {
             serde_yaml::from_str(&text).map_err(|err| {
                 let message = strip_location(&err.to_string());
                 let line = match err.location() {
-                    Some(location) => Some(location.line()),
+                    Some(location) => duplicate_key_line(&text, &message).or(Some(location.line())),
                     None if message.contains("more than one document") => second_document_line(&text),
                     None => None,
                 };
@@ -165,13 +165,26 @@ fn looks_like_float(value: &str) -> bool {
 }
 
 fn line_of(text: &str, key: &str) -> Option<usize> {
-    text.lines()
-        .position(|line| {
-            let trimmed = line.trim_start();
-            trimmed.strip_prefix(key).is_some_and(|rest| rest.starts_with(':'))
-                || trimmed.strip_prefix(&format!("\"{key}\"")).is_some_and(|rest| rest.starts_with(':'))
-        })
-        .map(|index| index + 1)
+    lines_of(text, key).next()
+}
+
+/// Every line where `key:` is written, 1-based.
+fn lines_of<'a>(text: &'a str, key: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let quoted = format!("\"{key}\"");
+    text.lines().enumerate().filter_map(move |(index, line)| {
+        let trimmed = line.trim_start();
+        let found = trimmed.strip_prefix(key).is_some_and(|rest| rest.starts_with(':'))
+            || trimmed.strip_prefix(quoted.as_str()).is_some_and(|rest| rest.starts_with(':'));
+        found.then_some(index + 1)
+    })
+}
+
+/// serde_yaml places "duplicate entry with key" at the mapping's start; the second entry is more useful.
+fn duplicate_key_line(text: &str, message: &str) -> Option<usize> {
+    const MARKER: &str = "duplicate entry with key \"";
+    let rest = &message[message.find(MARKER)? + MARKER.len()..];
+    let key = &rest[..rest.find('"')?];
+    lines_of(text, key).nth(1)
 }
 
 /// Where a second YAML document starts: serde_yaml reports "more than one document" without a line.
@@ -259,6 +272,13 @@ mod tests {
     fn a_key_that_is_not_a_string_names_its_line() {
         let err = StackConfig::parse(Path::new("Pulumi.dev.yaml"), "config:\n  a:b: 1\n  42: x\n".into()).unwrap_err();
         assert_eq!(err.to_string(), "Pulumi.dev.yaml:3: configuration key `42` must be a string");
+    }
+
+    #[test]
+    fn a_duplicate_key_names_its_second_line() {
+        let err = StackConfig::parse(Path::new("Pulumi.dev.yaml"), "config:\n  a:b: 1\n  c:d: 2\n  a:b: 3\n".into())
+            .unwrap_err();
+        assert!(err.to_string().starts_with("Pulumi.dev.yaml:4: not valid YAML: config: duplicate entry"), "{err}");
     }
 
     #[test]

@@ -254,6 +254,13 @@ mod tests {
                     secrets: Vec::new(),
                     on_success: Vec::new(),
                     retry: None,
+                    ready: Vec::new(),
+                    targets: Vec::new(),
+                    target_dependents: false,
+                    refresh: false,
+                    prerequisites: Vec::new(),
+                    dir: None,
+                    only_as_prerequisite: false,
                     origin: crate::error::Location::file("providers/t.toml"),
                     dependency_origins: Vec::new(),
                 })

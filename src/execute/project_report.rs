@@ -51,6 +51,8 @@ pub struct ProjectReport {
     pub attempts: u32,
     /// Why each attempt before the last one failed.
     pub retried: Vec<String>,
+    /// Set when it differs from the run's: a prerequisite runs as an `up` in any run.
+    pub operation: Option<crate::plan::Operation>,
 }
 
 impl ProjectReport {
@@ -65,6 +67,7 @@ impl ProjectReport {
             failure: None,
             attempts: 0,
             retried: Vec::new(),
+            operation: None,
         }
     }
 }

@@ -55,6 +55,24 @@ impl ProjectGraph {
                 graph.update_edge(PetIndex::new(j), PetIndex::new(i), ());
             }
         }
+        for project in &provider.projects {
+            for prerequisite in &project.prerequisites {
+                if prerequisite.project == project.path {
+                    return Err(UserError::SelfDependency {
+                        location: project.origin.clone(),
+                        project: project.path.to_string(),
+                    });
+                }
+                if !index.contains_key(&prerequisite.project) {
+                    return Err(UserError::UnknownDependency {
+                        location: project.origin.clone(),
+                        project: project.path.to_string(),
+                        dependency: prerequisite.project.to_string(),
+                        suggestion: crate::provider::nearest_name(prerequisite.project.as_str(), &known),
+                    });
+                }
+            }
+        }
         let built = Self { projects: provider.projects.clone(), graph };
         built.reject_cycles()?;
         Ok(built)

@@ -69,6 +69,7 @@ impl Reporter for HistoryRecorder {
                             changes: Default::default(),
                             reason: None,
                             retries: Vec::new(),
+                            operation: None,
                         })
                         .collect(),
                 });
@@ -85,10 +86,28 @@ impl Reporter for HistoryRecorder {
                 self.save(false);
             }
             ExecutionEvent::ProjectFinished(report) => {
+                // A prerequisite run is not in the plan: it gets an entry of its own.
+                if let Some(record) = self.record.as_mut() {
+                    if report.operation.is_some()
+                        || !record.projects.iter().any(|p| p.project == report.project.as_str())
+                    {
+                        record.projects.push(ProjectRecord {
+                            project: report.project.to_string(),
+                            result: "pending".into(),
+                            attempts: 0,
+                            started: None,
+                            ended: None,
+                            changes: Default::default(),
+                            reason: None,
+                            retries: Vec::new(),
+                            operation: report.operation.map(|op| op.as_str().to_string()),
+                        });
+                    }
+                }
                 if let Some(entry) = self
                     .record
                     .as_mut()
-                    .and_then(|r| r.projects.iter_mut().find(|p| p.project == report.project.as_str()))
+                    .and_then(|r| r.projects.iter_mut().rev().find(|p| p.project == report.project.as_str()))
                 {
                     entry.result = report.result.as_str().to_string();
                     entry.attempts = report.attempts;

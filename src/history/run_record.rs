@@ -25,6 +25,9 @@ pub struct ProjectRecord {
     /// Why each earlier attempt failed, when the operation was retried.
     #[serde(default)]
     pub retries: Vec<String>,
+    /// Set when it differs from the run's operation (a prerequisite's `up`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -180,6 +180,13 @@ pub(crate) mod tests {
                     secrets: Vec::new(),
                     on_success: Vec::new(),
                     retry: None,
+                    ready: Vec::new(),
+                    targets: Vec::new(),
+                    target_dependents: false,
+                    refresh: false,
+                    prerequisites: Vec::new(),
+                    dir: None,
+                    only_as_prerequisite: false,
                     origin: Location::line("providers/test.toml", i + 1),
                     dependency_origins: Vec::new(),
                 })

@@ -23,7 +23,7 @@ impl Selection {
 
     pub fn resolve(&self, graph: &ProjectGraph) -> Result<BTreeSet<NodeIndex>> {
         let mut selected: BTreeSet<NodeIndex> = if self.only.is_empty() {
-            (0..graph.len()).collect()
+            (0..graph.len()).filter(|&node| !graph.project(node).only_as_prerequisite).collect()
         } else {
             self.only.iter().map(|name| node(graph, name)).collect::<Result<_>>()?
         };

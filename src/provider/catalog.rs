@@ -2,7 +2,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::provider_file::{line_at, HookFile, ProjectFile, ProviderFile};
-use super::{ConfigKey, HookSpec, Project, ProjectPath, Provider, RetryPolicy, SecretSpec};
+use super::{
+    ConfigKey, GateCheck, HookSpec, Prerequisite, Project, ProjectPath, Provider, ReadinessGate, RetryPolicy,
+    SecretSpec,
+};
 use crate::config::{read_text, RepositoryRoot};
 use crate::error::{Location, Result, UserError};
 
@@ -252,8 +255,62 @@ fn convert_project(raw: ProjectFile, origin: &Location, at: &dyn Fn(usize) -> Lo
             Some(RetryPolicy { attempts: retry.attempts, backoff, on: retry.on })
         }
     };
+    let invalid = |message: String| UserError::InvalidFile { location: origin.clone(), message };
+    let duration = |field: &str, text: &str| {
+        humantime::parse_duration(text).map_err(|err| {
+            invalid(format!(
+                "`{field} = \"{text}\"` of `{path}` is not a duration ({err}); write e.g. `\"30s\"` or `\"5m\"`"
+            ))
+        })
+    };
+    let mut ready = Vec::new();
+    for gate in raw.ready {
+        let check = match (gate.command, gate.http, gate.tcp) {
+            (Some(argv), None, None) if !argv.is_empty() => GateCheck::Command(argv),
+            (None, Some(url), None) if url.starts_with("http://") => GateCheck::Http { url, expect_body: gate.expect_body },
+            (None, Some(url), None) => {
+                return Err(invalid(format!("`ready` of `{path}`: `{url}` is not an `http://` URL (use a `command` gate with curl for https)")))
+            }
+            (None, None, Some(address)) if address.contains(':') => GateCheck::Tcp(address),
+            _ => return Err(invalid(format!("each `ready` gate of `{path}` needs exactly one of `command = [...]`, `http = \"http://...\"` or `tcp = \"host:port\"`"))),
+        };
+        ready.push(ReadinessGate {
+            check,
+            timeout: gate
+                .timeout
+                .as_deref()
+                .map(|t| duration("timeout", t))
+                .transpose()?
+                .unwrap_or(ReadinessGate::DEFAULT_TIMEOUT),
+            interval: gate
+                .interval
+                .as_deref()
+                .map(|t| duration("interval", t))
+                .transpose()?
+                .unwrap_or(ReadinessGate::DEFAULT_INTERVAL),
+        });
+    }
+    let mut prerequisites = Vec::new();
+    for prerequisite in raw.prerequisites {
+        prerequisites.push(Prerequisite {
+            project: ProjectPath::new(prerequisite.project.get_ref()),
+            succeeded_within: duration("succeeded_within", &prerequisite.succeeded_within)?,
+        });
+    }
+    if let Some(dir) = &raw.dir {
+        if ProjectPath::escapes_root(dir.get_ref()) {
+            return Err(UserError::PathEscapesRoot { location: at(dir.span().start), project: dir.get_ref().clone() });
+        }
+    }
     Ok(Project {
+        dir: raw.dir.map(|dir| ProjectPath::new(dir.get_ref()).to_string()),
+        only_as_prerequisite: raw.only_as_prerequisite,
         retry,
+        ready,
+        targets: raw.targets,
+        target_dependents: raw.target_dependents,
+        refresh: raw.refresh,
+        prerequisites,
         description: raw.description.unwrap_or_else(|| path.short_name().to_string()),
         phase: raw.phase,
         secrets: raw

@@ -1,6 +1,6 @@
 use serde::Serialize;
 
-use super::{HookSpec, Phase, ProjectPath, RetryPolicy};
+use super::{HookSpec, Phase, ProjectPath, ReadinessGate, RetryPolicy};
 use crate::error::Location;
 
 /// A secret a project needs, prompted for without echo and stored with `pulumi config set --secret`.
@@ -10,6 +10,18 @@ pub struct SecretSpec {
     pub prompt: String,
     /// A variable (environment file or process) that supplies the value without a prompt.
     pub default_env: Option<String>,
+}
+
+/// `{ project = "update-vault-creds", succeeded_within = "5m" }`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Prerequisite {
+    pub project: ProjectPath,
+    #[serde(serialize_with = "as_text")]
+    pub succeeded_within: std::time::Duration,
+}
+
+fn as_text<S: serde::Serializer>(duration: &std::time::Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&humantime::format_duration(*duration).to_string())
 }
 
 /// One Pulumi project as the provider declares it.
@@ -23,6 +35,20 @@ pub struct Project {
     pub on_success: Vec<HookSpec>,
     /// `None`: the built-in policy (transient failures only).
     pub retry: Option<RetryPolicy>,
+    /// Checks that must pass after an `up` before dependents start.
+    pub ready: Vec<ReadinessGate>,
+    /// `--target` URNs: operate on these resources only (a prerequisite updating a provider).
+    pub targets: Vec<String>,
+    pub target_dependents: bool,
+    /// `up --refresh`: refresh state before updating.
+    pub refresh: bool,
+    /// Projects that must have succeeded (an `up`) within a window before this one runs.
+    pub prerequisites: Vec<Prerequisite>,
+    /// The program's folder when it differs from `path`: a prerequisite can run another
+    /// project's program on the same stack, with `targets`.
+    pub dir: Option<String>,
+    /// Left out of ordinary runs; runs (as an `up`) only when a project needs it as a prerequisite.
+    pub only_as_prerequisite: bool,
     /// Where the project is declared, for error messages.
     #[serde(skip)]
     pub origin: Location,

@@ -30,7 +30,9 @@ impl Provider {
         self.projects.iter().find(|project| &project.path == path)
     }
 
+    /// The program's folder: `dir` when the project names one, else its path.
     pub fn project_dir(&self, path: &ProjectPath) -> PathBuf {
-        self.projects_root.join(path.as_str())
+        let folder = self.project(path).and_then(|project| project.dir.as_deref()).unwrap_or(path.as_str());
+        self.projects_root.join(folder)
     }
 }

@@ -49,6 +49,37 @@ pub(super) struct ProjectFile {
     #[serde(default)]
     pub on_success: Vec<HookFile>,
     pub retry: Option<RetryFile>,
+    #[serde(default)]
+    pub ready: Vec<GateFile>,
+    #[serde(default)]
+    pub targets: Vec<String>,
+    #[serde(default)]
+    pub target_dependents: bool,
+    #[serde(default)]
+    pub refresh: bool,
+    #[serde(default)]
+    pub prerequisites: Vec<PrerequisiteFile>,
+    pub dir: Option<Spanned<String>>,
+    #[serde(default)]
+    pub only_as_prerequisite: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct GateFile {
+    pub command: Option<Vec<String>>,
+    pub http: Option<String>,
+    pub expect_body: Option<String>,
+    pub tcp: Option<String>,
+    pub timeout: Option<String>,
+    pub interval: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct PrerequisiteFile {
+    pub project: Spanned<String>,
+    pub succeeded_within: String,
 }
 
 #[derive(Debug, Deserialize)]

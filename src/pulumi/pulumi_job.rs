@@ -1,8 +1,9 @@
+use std::collections::HashMap;
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::Mutex;
 
@@ -13,7 +14,7 @@ use crate::execute::{
 use crate::graph::{NodeIndex, ProjectGraph};
 use crate::hooks;
 use crate::plan::Operation;
-use crate::provider::{HookSpec, Project, Provider};
+use crate::provider::{HookSpec, Project, ProjectPath, Provider};
 use crate::secrets::SecretMask;
 
 /// What every project of a run shares.
@@ -30,6 +31,10 @@ pub struct PulumiJobContext {
     /// Where event logs go: `.runner/logs/<run-id>/`.
     pub log_dir: PathBuf,
     pub mask: SecretMask,
+    /// `.runner/`, for the run history prerequisites are checked against.
+    pub state_dir: PathBuf,
+    /// `--target` URNs from the command line (a single-project run).
+    pub targets: Vec<String>,
 }
 
 /// Runs one project with the real `pulumi` CLI, the way the Automation API would, minus its waste:
@@ -39,11 +44,20 @@ pub struct PulumiJob {
     context: Arc<PulumiJobContext>,
     /// `stack init` writes the shared config file (the encryption salt); one at a time.
     stack_creation: Arc<Mutex<()>>,
+    /// One lock per prerequisite, so projects sharing it run it once.
+    prerequisite_gates: Arc<std::sync::Mutex<HashMap<ProjectPath, Arc<Mutex<()>>>>>,
+    /// When each project last succeeded with an `up` in this run.
+    prerequisites_done: Arc<std::sync::Mutex<HashMap<ProjectPath, SystemTime>>>,
 }
 
 impl PulumiJob {
     pub fn new(context: PulumiJobContext) -> Self {
-        Self { context: Arc::new(context), stack_creation: Arc::new(Mutex::new(())) }
+        Self {
+            context: Arc::new(context),
+            stack_creation: Arc::new(Mutex::new(())),
+            prerequisite_gates: Arc::default(),
+            prerequisites_done: Arc::default(),
+        }
     }
 
     pub fn backend(&self) -> &Backend {
@@ -60,7 +74,8 @@ impl ProjectJob for PulumiJob {
     ) -> Pin<Box<dyn Future<Output = ProjectReport> + Send + 'static>> {
         let job = self.clone();
         Box::pin(async move {
-            let mut report = job.run_project(node, events, cancellation.clone()).await;
+            let operation = job.context.operation;
+            let mut report = job.run_project(node, operation, events, cancellation.clone()).await;
             // A step that fails after the runner asked everything to stop failed because of the stop.
             if report.result == ProjectResult::Failed && cancellation.level() >= crate::execute::CancelLevel::Graceful {
                 report.result = ProjectResult::Cancelled;
@@ -75,12 +90,30 @@ impl ProjectJob for PulumiJob {
 const NO_STACK: &str = "no stack named";
 
 impl PulumiJob {
-    async fn run_project(self, node: NodeIndex, events: EventSender, cancellation: Cancellation) -> ProjectReport {
+    /// Boxed: a prerequisite runs through here too, from inside another project's run.
+    fn run_project(
+        self,
+        node: NodeIndex,
+        operation: Operation,
+        events: EventSender,
+        cancellation: Cancellation,
+    ) -> Pin<Box<dyn Future<Output = ProjectReport> + Send + 'static>> {
+        Box::pin(async move { self.run_project_inner(node, operation, events, cancellation).await })
+    }
+
+    async fn run_project_inner(
+        self,
+        node: NodeIndex,
+        operation: Operation,
+        events: EventSender,
+        cancellation: Cancellation,
+    ) -> ProjectReport {
         let context = &self.context;
         let project = context.graph.project(node).clone();
         let started = SystemTime::now();
         let clock = Instant::now();
         events.send(ExecutionEvent::ProjectStarted { project: project.path.clone(), attempt: 1, at: started }).await;
+        let as_prerequisite = operation != context.operation;
         let finish = |result: ProjectResult,
                       progress: &OperationProgress,
                       reason: Option<String>,
@@ -94,7 +127,18 @@ impl PulumiJob {
             failure,
             attempts: 1,
             retried: Vec::new(),
+            operation: as_prerequisite.then_some(operation),
         };
+        for prerequisite in &project.prerequisites {
+            if let Err(message) = self.ensure_prerequisite(&project, prerequisite, &events, &cancellation).await {
+                return finish(
+                    ProjectResult::Failed,
+                    &OperationProgress::default(),
+                    None,
+                    Some(simple_failure(message)),
+                );
+            }
+        }
         let dir = context.provider.project_dir(&project.path);
         let manifest = match PulumiManifest::load(&dir) {
             Ok(manifest) => manifest,
@@ -112,8 +156,8 @@ impl PulumiJob {
         let exists = context.backend.stack_exists(&manifest.name, &context.stack);
 
         if exists == Some(false) {
-            if matches!(context.operation, Operation::Refresh | Operation::Destroy) {
-                let reason = format!("stack `{stack}` does not exist; nothing to {}", context.operation);
+            if matches!(operation, Operation::Refresh | Operation::Destroy) {
+                let reason = format!("stack `{stack}` does not exist; nothing to {operation}");
                 return finish(ProjectResult::Succeeded, &OperationProgress::default(), Some(reason), None);
             }
             if let Err(failure) =
@@ -124,18 +168,20 @@ impl PulumiJob {
         }
 
         let mut outcome =
-            self.run_operation(&project, &dir, &stack, config_file.as_ref(), &events, &cancellation).await;
+            self.run_operation(&project, operation, &dir, &stack, config_file.as_ref(), &events, &cancellation).await;
         if exists.is_none()
             && !outcome.exit.success()
             && outcome.output_mentions(NO_STACK)
-            && context.operation != Operation::Destroy
+            && operation != Operation::Destroy
         {
             if let Err(failure) =
                 self.create_stack(&project, &dir, &stack, config_file.as_ref(), &events, &cancellation).await
             {
                 return finish(ProjectResult::Failed, &outcome.progress, None, Some(failure));
             }
-            outcome = self.run_operation(&project, &dir, &stack, config_file.as_ref(), &events, &cancellation).await;
+            outcome = self
+                .run_operation(&project, operation, &dir, &stack, config_file.as_ref(), &events, &cancellation)
+                .await;
         }
 
         let policy = project.retry.clone().unwrap_or_default();
@@ -166,7 +212,9 @@ impl PulumiJob {
             events
                 .send(ExecutionEvent::ProjectStarted { project: project.path.clone(), attempt, at: SystemTime::now() })
                 .await;
-            outcome = self.run_operation(&project, &dir, &stack, config_file.as_ref(), &events, &cancellation).await;
+            outcome = self
+                .run_operation(&project, operation, &dir, &stack, config_file.as_ref(), &events, &cancellation)
+                .await;
         }
         let counted = |mut report: ProjectReport| {
             report.attempts = attempt;
@@ -190,14 +238,127 @@ impl PulumiJob {
                 Some(self.failure_detail(&project, &outcome)),
             ));
         }
-        if context.operation == Operation::Up && !project.on_success.is_empty() {
+        if operation == Operation::Up && !as_prerequisite && !project.on_success.is_empty() {
             if let Err(message) =
                 self.run_hooks(&project, &dir, &stack, outcome.progress.secret_outputs.as_deref(), &events).await
             {
                 return counted(finish(ProjectResult::Failed, &outcome.progress, None, Some(simple_failure(message))));
             }
         }
+        if operation == Operation::Up && !as_prerequisite {
+            for gate in &project.ready {
+                events
+                    .send(ExecutionEvent::ProjectNote {
+                        project: project.path.clone(),
+                        message: format!("waiting until ready: {}", gate.describe()),
+                    })
+                    .await;
+                let outcome_of_gate =
+                    hooks::wait_until_ready(gate, &dir, context.environment.vars(), &cancellation).await;
+                if !outcome_of_gate.passed {
+                    let message = format!(
+                        "not ready: {} did not pass within {} ({} attempts in {}); last attempt: {}",
+                        gate.describe(),
+                        humantime::format_duration(gate.timeout),
+                        outcome_of_gate.attempts,
+                        humantime::format_duration(Duration::from_millis(outcome_of_gate.elapsed.as_millis() as u64)),
+                        outcome_of_gate.last_attempt
+                    );
+                    return counted(finish(
+                        ProjectResult::Failed,
+                        &outcome.progress,
+                        None,
+                        Some(simple_failure(message)),
+                    ));
+                }
+                events
+                    .send(ExecutionEvent::ProjectNote {
+                        project: project.path.clone(),
+                        message: format!(
+                            "ready: {} passed after {} attempts",
+                            gate.describe(),
+                            outcome_of_gate.attempts
+                        ),
+                    })
+                    .await;
+            }
+        }
+        if operation == Operation::Up {
+            if let Ok(mut done) = self.prerequisites_done.lock() {
+                done.insert(project.path.clone(), SystemTime::now());
+            }
+        }
         counted(finish(ProjectResult::Succeeded, &outcome.progress, None, None))
+    }
+
+    /// Runs `prerequisite` first (as an `up`) unless it succeeded within its window, by this run
+    /// or an earlier one according to the history. One at a time per prerequisite.
+    async fn ensure_prerequisite(
+        &self,
+        project: &Project,
+        prerequisite: &crate::provider::Prerequisite,
+        events: &EventSender,
+        cancellation: &Cancellation,
+    ) -> Result<(), String> {
+        let gate = {
+            let mut gates = self.prerequisite_gates.lock().map_err(|_| "internal error: poisoned lock".to_string())?;
+            Arc::clone(gates.entry(prerequisite.project.clone()).or_default())
+        };
+        let _one_at_a_time = gate.lock().await;
+        let window = prerequisite.succeeded_within;
+        let in_this_run = self.prerequisites_done.lock().ok().and_then(|done| done.get(&prerequisite.project).copied());
+        let last = in_this_run.or_else(|| self.last_successful_up(&prerequisite.project));
+        let age = last.and_then(|at| at.elapsed().ok());
+        if let Some(age) = age.filter(|age| *age <= window) {
+            let message = format!(
+                "prerequisite `{}` succeeded {} ago, within {}",
+                prerequisite.project,
+                humantime::format_duration(Duration::from_secs(age.as_secs())),
+                humantime::format_duration(window)
+            );
+            events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
+            return Ok(());
+        }
+        let message = format!(
+            "prerequisite `{}` has not succeeded within {}: running it first",
+            prerequisite.project,
+            humantime::format_duration(window)
+        );
+        events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
+        let node = self
+            .context
+            .graph
+            .node_of(&prerequisite.project)
+            .ok_or_else(|| format!("unknown prerequisite `{}`", prerequisite.project))?;
+        let report = self.clone().run_project(node, Operation::Up, events.clone(), cancellation.clone()).await;
+        let result = report.result;
+        let summary = report.failure.as_ref().map(|failure| failure.summary.clone()).unwrap_or_default();
+        events.send(ExecutionEvent::ProjectFinished(report)).await;
+        if result == ProjectResult::Succeeded {
+            if let Ok(mut done) = self.prerequisites_done.lock() {
+                done.insert(prerequisite.project.clone(), SystemTime::now());
+            }
+            Ok(())
+        } else {
+            Err(format!("prerequisite `{}` {}: {summary}", prerequisite.project, result.as_str()))
+        }
+    }
+
+    /// When `project` last succeeded with an `up` on this stack, according to the run history.
+    fn last_successful_up(&self, project: &crate::provider::ProjectPath) -> Option<SystemTime> {
+        let store = crate::history::RunStore::new(&self.context.state_dir);
+        store
+            .runs_of(&self.context.provider.name, &self.context.stack)
+            .iter()
+            .flat_map(|run| run.projects.iter().map(move |record| (run, record)))
+            .filter(|(run, record)| {
+                record.project == project.as_str()
+                    && record.result == "succeeded"
+                    && record.operation.as_deref().unwrap_or(&run.operation) == "up"
+            })
+            .filter_map(|(_, record)| record.ended)
+            .map(|ended| std::time::UNIX_EPOCH + Duration::from_secs_f64(ended.max(0.0)))
+            .max()
     }
 
     /// `--config-file` unless the project's `Pulumi.yaml` already points at the shared folder.
@@ -213,16 +374,17 @@ impl PulumiJob {
         self.context.log_dir.join(format!("{}.{suffix}.jsonl", project.path.as_str()))
     }
 
+    #[allow(clippy::too_many_arguments)]
     async fn run_operation(
         &self,
         project: &Project,
+        operation: Operation,
         dir: &std::path::Path,
         stack: &str,
         config_file: Option<&PathBuf>,
         events: &EventSender,
         cancellation: &Cancellation,
     ) -> ProcessOutcome {
-        let operation = self.context.operation;
         let event_log = self.event_log_path(project, "events");
         if let Some(parent) = event_log.parent() {
             let _ = std::fs::create_dir_all(parent);
@@ -242,6 +404,15 @@ impl PulumiJob {
         args.extend(["--event-log".into(), event_log.display().to_string()]);
         if let Some(file) = config_file {
             args.extend(["--config-file".into(), file.display().to_string()]);
+        }
+        for target in project.targets.iter().chain(&self.context.targets) {
+            args.extend(["--target".into(), target.clone()]);
+        }
+        if project.target_dependents && !project.targets.is_empty() {
+            args.push("--target-dependents".into());
+        }
+        if project.refresh && matches!(operation, Operation::Up | Operation::Preview) {
+            args.push("--refresh".into());
         }
         let outcome = PulumiProcess {
             program: &self.context.pulumi,

@@ -31,7 +31,13 @@ impl RunSummary {
     /// Reports in plan order (the order projects were declared), not finish order.
     pub fn ordered(&self) -> Vec<&ProjectReport> {
         let Some(info) = &self.info else { return self.reports.iter().collect() };
-        info.projects.iter().filter_map(|path| self.reports.iter().find(|report| &report.project == path)).collect()
+        let planned = info.projects.iter().filter_map(|path| {
+            self.reports.iter().find(|report| &report.project == path && report.operation.is_none())
+        });
+        // Prerequisites that ran on the way come after the plan.
+        let extra =
+            self.reports.iter().filter(|report| report.operation.is_some() || !info.projects.contains(&report.project));
+        planned.chain(extra).collect()
     }
 
     pub fn count(&self, result: ProjectResult) -> usize {

@@ -5,6 +5,7 @@ mod support;
 mod doctor_test;
 mod errors_test;
 mod local_provider_test;
+mod ordering_test;
 mod prompt_test;
 mod recovery_test;
 mod run_fake_pulumi_test;

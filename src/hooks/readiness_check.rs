@@ -1,0 +1,197 @@
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::execute::{CancelLevel, Cancellation};
+use crate::provider::{GateCheck, ReadinessGate};
+
+/// No single attempt may take longer than this, whatever the gate's own timeout.
+const MAX_ATTEMPT: Duration = Duration::from_secs(30);
+const MAX_BODY: usize = 1024 * 1024;
+
+/// How a gate ended, with what its last attempt said: the explanation a timeout needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GateOutcome {
+    pub passed: bool,
+    pub attempts: u32,
+    pub elapsed: Duration,
+    pub last_attempt: String,
+}
+
+/// Tries the gate every `interval` until it passes, `timeout` runs out or the run is cancelled.
+pub async fn wait_until_ready(
+    gate: &ReadinessGate,
+    cwd: &Path,
+    env: &BTreeMap<String, String>,
+    cancellation: &Cancellation,
+) -> GateOutcome {
+    let started = Instant::now();
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let remaining = gate.timeout.saturating_sub(started.elapsed());
+        let budget = remaining.min(MAX_ATTEMPT).max(Duration::from_millis(100));
+        let result = match tokio::time::timeout(budget, attempt(&gate.check, cwd, env)).await {
+            Ok(result) => result,
+            Err(_) => Err(format!("no answer within {}", humantime::format_duration(budget))),
+        };
+        let last_attempt = match result {
+            Ok(()) => {
+                return GateOutcome { passed: true, attempts, elapsed: started.elapsed(), last_attempt: String::new() }
+            }
+            Err(message) => message,
+        };
+        if started.elapsed() + gate.interval > gate.timeout {
+            return GateOutcome { passed: false, attempts, elapsed: started.elapsed(), last_attempt };
+        }
+        let mut stop = cancellation.subscribe();
+        tokio::select! {
+            _ = tokio::time::sleep(gate.interval) => {}
+            _ = stop.wait_for(|level| *level >= CancelLevel::Graceful) => {
+                return GateOutcome { passed: false, attempts, elapsed: started.elapsed(), last_attempt: format!("cancelled; last attempt: {last_attempt}") };
+            }
+        }
+    }
+}
+
+async fn attempt(check: &GateCheck, cwd: &Path, env: &BTreeMap<String, String>) -> Result<(), String> {
+    match check {
+        GateCheck::Command(argv) => {
+            let output = tokio::process::Command::new(&argv[0])
+                .args(&argv[1..])
+                .current_dir(cwd)
+                .env_clear()
+                .envs(env)
+                .stdin(std::process::Stdio::null())
+                .kill_on_drop(true)
+                .output()
+                .await
+                .map_err(|err| format!("cannot run `{}`: {err}", argv[0]))?;
+            if output.status.success() {
+                return Ok(());
+            }
+            let mut text = String::from_utf8_lossy(&output.stderr).trim().to_string();
+            if text.is_empty() {
+                text = String::from_utf8_lossy(&output.stdout).trim().to_string();
+            }
+            let last: String =
+                text.lines().rev().take(3).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(" | ");
+            Err(format!("exit code {}: {last}", output.status.code().map_or("none".into(), |c| c.to_string())))
+        }
+        GateCheck::Tcp(address) => {
+            TcpStream::connect(address.as_str()).await.map(|_| ()).map_err(|err| format!("connect to {address}: {err}"))
+        }
+        GateCheck::Http { url, expect_body } => http_get(url, expect_body.as_deref()).await,
+    }
+}
+
+/// A plain HTTP/1.1 GET: enough for health endpoints, with no client library to carry along.
+async fn http_get(url: &str, expect_body: Option<&str>) -> Result<(), String> {
+    let rest = url.strip_prefix("http://").ok_or_else(|| format!("`{url}` is not an http:// URL"))?;
+    let (authority, path) = match rest.find('/') {
+        Some(at) => (&rest[..at], &rest[at..]),
+        None => (rest, "/"),
+    };
+    let address = if authority.contains(':') { authority.to_string() } else { format!("{authority}:80") };
+    let mut stream = TcpStream::connect(&address).await.map_err(|err| format!("connect to {address}: {err}"))?;
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nUser-Agent: runner\r\nAccept: */*\r\nConnection: close\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).await.map_err(|err| format!("send to {address}: {err}"))?;
+    let mut response = Vec::new();
+    stream
+        .take(MAX_BODY as u64)
+        .read_to_end(&mut response)
+        .await
+        .map_err(|err| format!("read from {address}: {err}"))?;
+    let text = String::from_utf8_lossy(&response);
+    let status_line = text.lines().next().unwrap_or_default();
+    let status: u16 = status_line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .ok_or_else(|| format!("not an HTTP answer: `{status_line}`"))?;
+    let body = text.split_once("\r\n\r\n").map(|(_, body)| body).unwrap_or_default();
+    if !(200..300).contains(&status) {
+        return Err(format!("HTTP {status}: {}", body.trim().chars().take(200).collect::<String>()));
+    }
+    match expect_body {
+        Some(expected) if !body.contains(expected) => Err(format!("HTTP {status}, but the body lacks `{expected}`")),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gate(check: GateCheck, timeout_ms: u64) -> ReadinessGate {
+        ReadinessGate { check, timeout: Duration::from_millis(timeout_ms), interval: Duration::from_millis(50) }
+    }
+
+    #[tokio::test]
+    async fn command_gate_reports_the_last_attempt() {
+        let outcome = wait_until_ready(
+            &gate(GateCommand::failing(), 300),
+            Path::new("."),
+            &std::env::vars().collect(),
+            &Cancellation::new(),
+        )
+        .await;
+        assert!(!outcome.passed);
+        assert!(outcome.attempts >= 2);
+        assert!(outcome.last_attempt.contains("exit code 3: not yet"), "{}", outcome.last_attempt);
+    }
+
+    struct GateCommand;
+
+    impl GateCommand {
+        fn failing() -> GateCheck {
+            GateCheck::Command(vec!["sh".into(), "-c".into(), "echo not yet >&2; exit 3".into()])
+        }
+    }
+
+    #[tokio::test]
+    async fn tcp_gate_passes_on_an_open_port() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let outcome = wait_until_ready(
+            &gate(GateCheck::Tcp(address), 1000),
+            Path::new("."),
+            &BTreeMap::new(),
+            &Cancellation::new(),
+        )
+        .await;
+        assert!(outcome.passed);
+    }
+
+    #[tokio::test]
+    async fn http_gate_checks_status_and_body() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/healthz", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            loop {
+                let (mut socket, _) = listener.accept().await.unwrap();
+                let mut buffer = [0u8; 1024];
+                let _ = socket.read(&mut buffer).await;
+                let _ = socket.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\nhealthy").await;
+            }
+        });
+        let passing = ReadinessGate {
+            check: GateCheck::Http { url: url.clone(), expect_body: Some("healthy".into()) },
+            timeout: Duration::from_secs(2),
+            interval: Duration::from_millis(50),
+        };
+        assert!(wait_until_ready(&passing, Path::new("."), &BTreeMap::new(), &Cancellation::new()).await.passed);
+        let wrong_body = ReadinessGate {
+            check: GateCheck::Http { url, expect_body: Some("ready".into()) },
+            timeout: Duration::from_millis(200),
+            interval: Duration::from_millis(50),
+        };
+        let outcome = wait_until_ready(&wrong_body, Path::new("."), &BTreeMap::new(), &Cancellation::new()).await;
+        assert!(!outcome.passed && outcome.last_attempt.contains("lacks `ready`"), "{outcome:?}");
+    }
+}
