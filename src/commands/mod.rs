@@ -1,5 +1,6 @@
 mod completions_command;
 mod configuration_gate;
+mod dependency_lint;
 mod doctor_command;
 mod history_command;
 mod loaded_provider;
@@ -12,6 +13,7 @@ mod validate_command;
 
 pub use completions_command::completions;
 pub use configuration_gate::{gather_configuration, PendingConfiguration};
+pub use dependency_lint::{undeclared_references, UndeclaredReference};
 pub use doctor_command::doctor;
 pub use history_command::history;
 pub use loaded_provider::LoadedProvider;

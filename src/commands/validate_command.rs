@@ -1,7 +1,8 @@
-use super::{LoadedProvider, StackCheck};
+use super::{undeclared_references, LoadedProvider, StackCheck};
 use crate::cli::{Settings, StackSettings};
 use crate::error::Result;
 use crate::exit_status::ExitStatus;
+use crate::pulumi::{Backend, ChildEnvironment};
 
 /// `runner validate`: every check a run makes before starting, with no prompt and no change.
 pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> {
@@ -11,6 +12,11 @@ pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus
         eprintln!("warning: {}: {}", warning.location, warning.message);
     }
     check.require_complete(&stack.stack)?;
+    let environment = ChildEnvironment::build(std::env::vars(), &stack.environment, &settings.root);
+    let references = undeclared_references(&loaded, &Backend::from_environment(&environment), &stack.stack);
+    for reference in &references {
+        eprintln!("warning: {}", reference.message);
+    }
     println!(
         "provider `{}` and stack `{}` are valid: {} projects, {} configuration keys",
         loaded.provider.name,

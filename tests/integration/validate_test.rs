@@ -67,3 +67,46 @@ fn root_is_found_from_a_nested_folder_and_can_be_overridden() {
         .unwrap();
     assert_eq!(output.status.code(), Some(0));
 }
+
+#[test]
+fn validate_warns_about_stack_references_without_a_dependency() {
+    let workspace = Workspace::new();
+    workspace
+        .provider(
+            "refs",
+            "[[project]]\npath = \"network\"\nphase = \"infrastructure\"\n\n[[project]]\npath = \"cluster\"\nphase = \"infrastructure\"\n\n[[project]]\npath = \"app\"\nphase = \"infrastructure\"\ndepends_on = [\"cluster\"]\n",
+        )
+        .file("projects/network/Pulumi.yaml", "name: network\nruntime: yaml\n")
+        .file(
+            "projects/cluster/Pulumi.yaml",
+            "name: cluster\nruntime: yaml\nresources:\n  net:\n    type: pulumi:pulumi:StackReference\n    properties:\n      name: organization/network/${pulumi.stack}\n",
+        )
+        .file("projects/app/Pulumi.yaml", "name: app\nruntime: yaml\n")
+        // The deployed state of `app` read `network` (the program no longer says so).
+        .file(
+            ".runner/backend/.pulumi/stacks/app/dev.json",
+            r#"{"version":3,"checkpoint":{"latest":{"resources":[{"type":"pulumi:pulumi:StackReference","inputs":{"name":"organization/network/dev"}}]}}}"#,
+        );
+    let output = workspace.run(&["validate", "--provider", "refs", "--stack", "dev"]);
+    output.expect_code(0);
+    output.expect_stderr_contains("warning: ").expect_stderr_contains(
+        "providers/refs.toml:5: `cluster` reads stack `organization/network/${pulumi.stack}` (project `network`) through a StackReference in its program, but does not depend on it",
+    );
+    output.expect_stderr_contains("`app` reads stack `organization/network/dev` (project `network`) through a StackReference in its deployed state");
+}
+
+#[test]
+fn the_shipped_local_provider_declares_every_reference() {
+    let output = assert_cmd::Command::cargo_bin("runner")
+        .unwrap()
+        .current_dir(crate::support::repository())
+        .args(["validate", "--provider", "local", "--stack", "lint"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        !String::from_utf8_lossy(&output.stderr).contains("StackReference"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
