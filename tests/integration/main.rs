@@ -4,6 +4,7 @@ mod support;
 
 mod doctor_test;
 mod errors_test;
+mod hostile_input_test;
 mod local_provider_test;
 mod ordering_test;
 mod prompt_test;
@@ -11,5 +12,6 @@ mod recovery_test;
 mod run_fake_pulumi_test;
 mod run_real_pulumi_test;
 mod secret_canary_test;
+mod seed_prerequisite_test;
 mod show_test;
 mod validate_test;

@@ -171,3 +171,31 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Builds the test resource provider `pulumi-resource-tokenauth` (Go, against the pinned
+/// Pulumi SDK) once into `target/test-plugins/`, and returns its folder.
+pub fn tokenauth_plugin_dir() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let source = repository().join("tests/support/tokenauth-provider");
+            let dir = repository().join("target/test-plugins");
+            let binary = dir.join("pulumi-resource-tokenauth");
+            let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+            let fresh = modified(&binary)
+                .is_some_and(|built| modified(&source.join("main.go")).is_some_and(|src| src <= built));
+            if !fresh {
+                let status = std::process::Command::new("go")
+                    .args(["build", "-o"])
+                    .arg(&binary)
+                    .arg(".")
+                    .current_dir(&source)
+                    .env("GOFLAGS", "-mod=mod")
+                    .status()
+                    .expect("`go` is needed to build the test provider");
+                assert!(status.success(), "building pulumi-resource-tokenauth failed");
+            }
+            dir
+        })
+        .clone()
+}
