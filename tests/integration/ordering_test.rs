@@ -193,3 +193,25 @@ fn the_cli_target_needs_a_single_project() {
         "{argv}"
     );
 }
+
+#[test]
+fn refresh_and_target_dependents_become_pulumi_flags() {
+    let provider = "[[project]]\npath = \"a\"\nphase = \"infrastructure\"\nrefresh = true\ntargets = [\"urn:pulumi:dev::a::t::r\"]\ntarget_dependents = true\n";
+    let workspace = workspace(provider, &["a"]);
+    workspace.run(&["up", "--provider", "demo", "--stack", "dev"]).expect_code(0);
+    workspace.run(&["destroy", "--provider", "demo", "--stack", "dev", "--yes"]).expect_code(0);
+    let argvs: Vec<Vec<String>> = starts(&workspace)
+        .into_iter()
+        .map(|line| line["argv"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()).collect())
+        .collect();
+    let up = &argvs[0];
+    assert!(
+        up.contains(&"--refresh".into())
+            && up.contains(&"--target-dependents".into())
+            && up.contains(&"urn:pulumi:dev::a::t::r".into()),
+        "{up:?}"
+    );
+    let destroy = &argvs[1];
+    assert!(!destroy.contains(&"--refresh".into()), "destroy takes no --refresh: {destroy:?}");
+    assert!(destroy.contains(&"--target".into()), "{destroy:?}");
+}
