@@ -28,6 +28,9 @@ fn project<'a>(report: &'a Value, suffix: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("{suffix} not in report"))
 }
 
+/// Start and duration are each rounded to the millisecond in the report.
+const ROUNDING: f64 = 0.002;
+
 fn span(report: &Value, suffix: &str) -> (f64, f64) {
     let entry = project(report, suffix);
     let start = entry["started"].as_f64().unwrap();
@@ -71,7 +74,7 @@ fn up_reup_preview_refresh_destroy() {
     let (registry_start, registry_end) = span(&first, "infrastructure/registry");
     assert!(network_start < registry_end && registry_start < network_end, "network and registry did not overlap");
     // Dependencies first: the cluster starts after the network ended.
-    assert!(span(&first, "infrastructure/cluster").0 >= network_end);
+    assert!(span(&first, "infrastructure/cluster").0 >= network_end - ROUNDING);
 
     // The kubeconfig hook installed a context that the real kubectl accepts.
     let kubeconfig = workspace.path(".runner/kube/config");
@@ -97,11 +100,11 @@ fn up_reup_preview_refresh_destroy() {
     let destroy = report(&workspace, "destroy.json");
     let (_, cluster_end) = span(&destroy, "infrastructure/cluster");
     assert!(
-        span(&destroy, "infrastructure/network").0 >= cluster_end,
+        span(&destroy, "infrastructure/network").0 >= cluster_end - ROUNDING,
         "destroy must remove the cluster before its network"
     );
     let (_, demo_end) = span(&destroy, "applications/demo");
-    assert!(span(&destroy, "infrastructure/cluster").0 >= demo_end, "kubernetes phase is destroyed first");
+    assert!(span(&destroy, "infrastructure/cluster").0 >= demo_end - ROUNDING, "kubernetes phase is destroyed first");
 
     // Nothing left: a refresh finds no stacks and a secret value never reached the logs.
     let logs: Vec<String> = workspace.listing().into_iter().filter(|f| f.starts_with(".runner/logs/")).collect();
