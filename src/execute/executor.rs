@@ -201,7 +201,7 @@ mod tests {
 
     use super::*;
     use crate::plan::Operation;
-    use crate::provider::{Phase, Project, ProjectPath, Provider};
+    use crate::provider::Phase;
 
     /// Runs no process: sleeps a little, fails or panics on the nodes it is told to.
     struct ScriptedJob {
@@ -236,37 +236,7 @@ mod tests {
     }
 
     fn graph(projects: &[(&str, Phase, &[&str])]) -> Arc<ProjectGraph> {
-        let provider = Provider {
-            name: "t".into(),
-            description: String::new(),
-            infra_type: None,
-            file: "providers/t.toml".into(),
-            projects_root: "projects".into(),
-            config: Vec::new(),
-            secrets_project: None,
-            projects: projects
-                .iter()
-                .map(|(path, phase, deps)| Project {
-                    path: ProjectPath::new(path),
-                    description: String::new(),
-                    phase: *phase,
-                    depends_on: deps.iter().map(|d| ProjectPath::new(d)).collect(),
-                    secrets: Vec::new(),
-                    on_success: Vec::new(),
-                    retry: None,
-                    ready: Vec::new(),
-                    targets: Vec::new(),
-                    target_dependents: false,
-                    refresh: false,
-                    prerequisites: Vec::new(),
-                    dir: None,
-                    only_as_prerequisite: false,
-                    origin: crate::error::Location::file("providers/t.toml"),
-                    dependency_origins: Vec::new(),
-                })
-                .collect(),
-        };
-        Arc::new(ProjectGraph::build(&provider).unwrap())
+        Arc::new(ProjectGraph::build(&crate::plan::test_provider(projects)).unwrap())
     }
 
     async fn run(

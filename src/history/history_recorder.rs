@@ -57,21 +57,7 @@ impl Reporter for HistoryRecorder {
                     host: super::stack_lock::host_name(),
                     started: seconds(info.started),
                     ended: None,
-                    projects: info
-                        .projects
-                        .iter()
-                        .map(|path| ProjectRecord {
-                            project: path.to_string(),
-                            result: "pending".into(),
-                            attempts: 0,
-                            started: None,
-                            ended: None,
-                            changes: Default::default(),
-                            reason: None,
-                            retries: Vec::new(),
-                            operation: None,
-                        })
-                        .collect(),
+                    projects: info.projects.iter().map(|path| ProjectRecord::pending(path.to_string(), None)).collect(),
                 });
                 self.save(true);
             }
@@ -91,17 +77,10 @@ impl Reporter for HistoryRecorder {
                     if report.operation.is_some()
                         || !record.projects.iter().any(|p| p.project == report.project.as_str())
                     {
-                        record.projects.push(ProjectRecord {
-                            project: report.project.to_string(),
-                            result: "pending".into(),
-                            attempts: 0,
-                            started: None,
-                            ended: None,
-                            changes: Default::default(),
-                            reason: None,
-                            retries: Vec::new(),
-                            operation: report.operation.map(|op| op.as_str().to_string()),
-                        });
+                        record.projects.push(ProjectRecord::pending(
+                            report.project.to_string(),
+                            report.operation.map(|op| op.as_str().to_string()),
+                        ));
                     }
                 }
                 if let Some(entry) = self

@@ -30,6 +30,23 @@ pub struct ProjectRecord {
     pub operation: Option<String>,
 }
 
+impl ProjectRecord {
+    /// A planned project that has not started, or a prerequisite about to run (`operation`).
+    pub fn pending(project: String, operation: Option<String>) -> Self {
+        Self {
+            project,
+            result: "pending".into(),
+            attempts: 0,
+            started: None,
+            ended: None,
+            changes: ResourceChangesRecord::default(),
+            reason: None,
+            retries: Vec::new(),
+            operation,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResourceChangesRecord {
     pub created: u64,

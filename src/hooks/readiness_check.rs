@@ -10,6 +10,9 @@ use crate::provider::{GateCheck, ReadinessGate};
 
 /// No single attempt may take longer than this, whatever the gate's own timeout.
 const MAX_ATTEMPT: Duration = Duration::from_secs(30);
+/// Every attempt gets at least this long, even the last one near the timeout: a check cut short
+/// by the clock says nothing about readiness. A gate may overrun its timeout by this much.
+const MIN_ATTEMPT: Duration = Duration::from_secs(2);
 const MAX_BODY: usize = 1024 * 1024;
 
 /// How a gate ended, with what its last attempt said: the explanation a timeout needs.
@@ -33,7 +36,7 @@ pub async fn wait_until_ready(
     loop {
         attempts += 1;
         let remaining = gate.timeout.saturating_sub(started.elapsed());
-        let budget = remaining.min(MAX_ATTEMPT).max(Duration::from_millis(100));
+        let budget = remaining.clamp(MIN_ATTEMPT, MAX_ATTEMPT);
         let result = match tokio::time::timeout(budget, attempt(&gate.check, cwd, env)).await {
             Ok(result) => result,
             Err(_) => Err(format!("no answer within {}", humantime::format_duration(budget))),
