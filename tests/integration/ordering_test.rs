@@ -6,25 +6,14 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
-use crate::support::{fake_pulumi_dir, path_with, Workspace};
+use crate::support::Workspace;
 
 fn workspace(provider: &str, projects: &[&str]) -> Workspace {
-    let mut workspace = Workspace::new();
-    workspace.provider("demo", provider);
-    for project in projects {
-        workspace.project(project);
-    }
-    let state = workspace.path("fake-state");
-    workspace
-        .set_env("PATH", path_with(&fake_pulumi_dir()))
-        .set_env("FAKE_PULUMI_STATE", state.display().to_string())
-        .set_env("PULUMI_CONFIG_PASSPHRASE", "fake-passphrase");
-    workspace
+    Workspace::with_fake_pulumi(provider, projects, "{}")
 }
 
 fn invocations(workspace: &Workspace) -> Vec<Value> {
-    let text = std::fs::read_to_string(workspace.path("fake-state/invocations.jsonl")).unwrap_or_default();
-    text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+    workspace.fake_invocations()
 }
 
 fn starts(workspace: &Workspace) -> Vec<Value> {

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{fake_pulumi_dir, path_with, Workspace};
+use crate::support::Workspace;
 
 /// Two independent branches: a -> b, and c alone; d (kubernetes) after b.
 const PROVIDER: &str = r#"
@@ -27,22 +27,11 @@ depends_on = ["b"]
 "#;
 
 fn workspace(script: &str) -> Workspace {
-    let mut workspace = Workspace::new();
-    workspace.provider("demo", PROVIDER).project("a").project("b").project("c").project("d");
-    workspace.file("fake-script.json", script);
-    let state = workspace.path("fake-state");
-    let script_path = workspace.path("fake-script.json");
-    workspace
-        .set_env("PATH", path_with(&fake_pulumi_dir()))
-        .set_env("FAKE_PULUMI_SCRIPT", script_path.display().to_string())
-        .set_env("FAKE_PULUMI_STATE", state.display().to_string())
-        .set_env("PULUMI_CONFIG_PASSPHRASE", "fake-passphrase");
-    workspace
+    Workspace::with_fake_pulumi(PROVIDER, &["a", "b", "c", "d"], script)
 }
 
 fn invocations(workspace: &Workspace) -> Vec<Value> {
-    let text = std::fs::read_to_string(workspace.path("fake-state/invocations.jsonl")).unwrap_or_default();
-    text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+    workspace.fake_invocations()
 }
 
 /// (start, end) of each deploy operation per project, from the double's own record.

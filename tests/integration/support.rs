@@ -199,3 +199,29 @@ pub fn tokenauth_plugin_dir() -> PathBuf {
         })
         .clone()
 }
+
+impl Workspace {
+    /// A workspace whose `pulumi` is the test double, with its state kept in `fake-state/` and
+    /// its behaviour scripted by `fake-script.json` (see `tests/support/fake-pulumi/README.md`).
+    pub fn with_fake_pulumi(provider: &str, projects: &[&str], script: &str) -> Self {
+        let mut workspace = Workspace::new();
+        workspace.provider("demo", provider);
+        for project in projects {
+            workspace.project(project);
+        }
+        workspace.file("fake-script.json", script);
+        let (state, script_path) = (workspace.path("fake-state"), workspace.path("fake-script.json"));
+        workspace
+            .set_env("PATH", path_with(&fake_pulumi_dir()))
+            .set_env("FAKE_PULUMI_SCRIPT", script_path.display().to_string())
+            .set_env("FAKE_PULUMI_STATE", state.display().to_string())
+            .set_env("PULUMI_CONFIG_PASSPHRASE", "fake-passphrase");
+        workspace
+    }
+
+    /// Every invocation the test double recorded: a `start` and an `end` line each.
+    pub fn fake_invocations(&self) -> Vec<serde_json::Value> {
+        let text = std::fs::read_to_string(self.path("fake-state/invocations.jsonl")).unwrap_or_default();
+        text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+    }
+}
