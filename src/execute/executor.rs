@@ -1,19 +1,14 @@
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::SystemTime;
 
 use tokio::task::JoinSet;
 
-use super::{CancelLevel, Cancellation, EventSender, ExecutionEvent, ProjectJob, ProjectReport, ProjectResult};
+use super::{
+    CancelLevel, Cancellation, EventSender, ExecutionEvent, ProjectJob, ProjectReport, ProjectResult, Schedule,
+};
 use crate::graph::{NodeIndex, ProjectGraph};
-use crate::plan::{start_priority, ExecutionPlan};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum State {
-    Pending,
-    Running,
-    Done(ProjectResult),
-}
+use crate::plan::ExecutionPlan;
 
 /// Runs a plan: every project whose blockers succeeded starts, up to `parallelism` at once.
 ///
@@ -34,29 +29,23 @@ impl<J: ProjectJob> Executor<J> {
 
     /// Returns one report per planned project, in the order they finished.
     pub async fn run(self, events: EventSender, cancellation: Cancellation) -> Vec<ProjectReport> {
-        let mut states: BTreeMap<NodeIndex, State> =
-            self.plan.steps.iter().map(|step| (step.node, State::Pending)).collect();
-        let mut reports = Vec::with_capacity(states.len());
+        let mut schedule = Schedule::new(&self.graph, &self.plan);
+        let mut reports = Vec::with_capacity(self.plan.len());
         let mut running: JoinSet<(NodeIndex, ProjectReport)> = JoinSet::new();
         let mut cancel_changes = cancellation.subscribe();
         let mut stop_reason: Option<String> = None;
         let mut task_nodes: HashMap<tokio::task::Id, NodeIndex> = HashMap::new();
 
         loop {
-            for report in self.settle_blocked(&mut states) {
-                events.send(ExecutionEvent::ProjectFinished(report.clone())).await;
-                reports.push(report);
-            }
             if cancellation.level() >= CancelLevel::Graceful {
                 let reason = stop_reason.clone().unwrap_or_else(|| "not started: the run was interrupted".into());
-                for report in self.cancel_pending(&mut states, &reason) {
+                for report in schedule.cancel_pending(&reason) {
                     events.send(ExecutionEvent::ProjectFinished(report.clone())).await;
                     reports.push(report);
                 }
             }
             while running.len() < self.parallelism {
-                let Some(node) = self.next_ready(&states) else { break };
-                states.insert(node, State::Running);
+                let Some(node) = schedule.start_next() else { break };
                 let job = Arc::clone(&self.job);
                 let (events, cancellation) = (events.clone(), cancellation.clone());
                 let handle = running.spawn(async move { (node, job.run(node, events, cancellation).await) });
@@ -75,111 +64,24 @@ impl<J: ProjectJob> Executor<J> {
                             None => continue,
                         },
                     };
-                    states.insert(node, State::Done(report.result));
                     if report.result == ProjectResult::Failed && self.fail_fast && stop_reason.is_none() {
                         stop_reason = Some(format!("not started: `--fail-fast` after `{}` failed", report.project));
                         cancellation.escalate(CancelLevel::Graceful);
                     }
+                    let skipped = schedule.finish(node, report.result);
                     events.send(ExecutionEvent::ProjectFinished(report.clone())).await;
                     reports.push(report);
+                    for report in skipped {
+                        events.send(ExecutionEvent::ProjectFinished(report.clone())).await;
+                        reports.push(report);
+                    }
                 }
                 _ = cancel_changes.changed() => {}
             }
         }
-        events
-            .send(ExecutionEvent::RunFinished {
-                at: SystemTime::now(),
-                interrupted: stop_reason.is_none() && cancellation.level() >= CancelLevel::Graceful,
-            })
-            .await;
+        let interrupted = stop_reason.is_none() && cancellation.level() >= CancelLevel::Graceful;
+        events.send(ExecutionEvent::RunFinished { at: SystemTime::now(), interrupted }).await;
         reports
-    }
-
-    /// The pending project that may start now with the best start priority.
-    fn next_ready(&self, states: &BTreeMap<NodeIndex, State>) -> Option<NodeIndex> {
-        self.plan
-            .steps
-            .iter()
-            .filter(|step| states[&step.node] == State::Pending)
-            .filter(|step| {
-                step.waits_for.iter().all(|blocker| states.get(blocker) == Some(&State::Done(ProjectResult::Succeeded)))
-            })
-            .filter(|step| match step.after_phase {
-                Some(phase) => self
-                    .plan
-                    .steps
-                    .iter()
-                    .filter(|other| self.graph.project(other.node).phase == phase)
-                    .all(|other| states[&other.node] == State::Done(ProjectResult::Succeeded)),
-                None => true,
-            })
-            .min_by_key(|step| start_priority(self.graph.project(step.node), step.node, self.plan.operation))
-            .map(|step| step.node)
-    }
-
-    /// Marks as skipped every pending project whose blocker ended without success, in
-    /// topological order so a skip propagates down a whole chain in one pass.
-    fn settle_blocked(&self, states: &mut BTreeMap<NodeIndex, State>) -> Vec<ProjectReport> {
-        let mut skipped = Vec::new();
-        for &node in &self.plan.order {
-            if states[&node] != State::Pending {
-                continue;
-            }
-            let step = self.plan.step(node).expect("ordered nodes are planned");
-            let failed_blocker = step.waits_for.iter().find(|blocker| matches!(states.get(blocker), Some(State::Done(result)) if *result != ProjectResult::Succeeded));
-            let reason = if let Some(&blocker) = failed_blocker {
-                let result = match states[&blocker] {
-                    State::Done(result) => result,
-                    _ => unreachable!("checked above"),
-                };
-                let relation = if self.plan.operation.is_reversed() { "dependent" } else { "dependency" };
-                Some(format!("{relation} `{}` {}", self.graph.project(blocker).path, result.as_str()))
-            } else if let Some(phase) = step.after_phase {
-                self.plan
-                    .steps
-                    .iter()
-                    .find(|other| {
-                        self.graph.project(other.node).phase == phase
-                            && matches!(states[&other.node], State::Done(result) if result != ProjectResult::Succeeded)
-                    })
-                    .map(|other| {
-                        format!(
-                            "{phase} phase did not succeed (`{}` {})",
-                            self.graph.project(other.node).path,
-                            match states[&other.node] {
-                                State::Done(result) => result.as_str(),
-                                _ => "",
-                            }
-                        )
-                    })
-            } else {
-                None
-            };
-            if let Some(reason) = reason {
-                states.insert(node, State::Done(ProjectResult::Skipped));
-                skipped.push(ProjectReport::not_run(
-                    self.graph.project(node).path.clone(),
-                    ProjectResult::Skipped,
-                    reason,
-                ));
-            }
-        }
-        skipped
-    }
-
-    fn cancel_pending(&self, states: &mut BTreeMap<NodeIndex, State>, reason: &str) -> Vec<ProjectReport> {
-        let mut cancelled = Vec::new();
-        for &node in &self.plan.order {
-            if states[&node] == State::Pending {
-                states.insert(node, State::Done(ProjectResult::Cancelled));
-                cancelled.push(ProjectReport::not_run(
-                    self.graph.project(node).path.clone(),
-                    ProjectResult::Cancelled,
-                    reason.to_string(),
-                ));
-            }
-        }
-        cancelled
     }
 
     fn crashed_report(&self, node: NodeIndex, message: &str) -> ProjectReport {

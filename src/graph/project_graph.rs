@@ -1,6 +1,5 @@
 use std::collections::HashMap;
 
-use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex as PetIndex};
 use petgraph::Direction;
 
@@ -78,42 +77,46 @@ impl ProjectGraph {
         Ok(built)
     }
 
+    /// Iterative on purpose: a recursive search overflows the stack on a provider with a chain
+    /// thousands of projects deep.
     fn reject_cycles(&self) -> Result<()> {
-        let mut cycles: Vec<Vec<NodeIndex>> = tarjan_scc(&self.graph)
-            .into_iter()
-            .filter(|component| component.len() > 1)
-            .map(|component| component.into_iter().map(|node| node.index()).collect())
-            .collect();
-        cycles.sort_by_key(|component: &Vec<NodeIndex>| component.iter().copied().min());
-        let Some(component) = cycles.first() else { return Ok(()) };
-        let cycle = self.cycle_within(component);
-        let first = cycle[0];
-        let mut names: Vec<String> = cycle.iter().map(|&i| self.projects[i].path.to_string()).collect();
+        let count = self.projects.len();
+        let mut remaining: Vec<usize> = (0..count).map(|node| self.dependencies(node).len()).collect();
+        let mut queue: Vec<NodeIndex> = (0..count).filter(|&node| remaining[node] == 0).collect();
+        let mut removed = vec![false; count];
+        while let Some(node) = queue.pop() {
+            removed[node] = true;
+            for dependent in self.dependents(node) {
+                remaining[dependent] -= 1;
+                if remaining[dependent] == 0 {
+                    queue.push(dependent);
+                }
+            }
+        }
+        // What is left lies on a cycle or behind one, and each has a dependency that is left.
+        let Some(start) = (0..count).find(|&node| !removed[node]) else { return Ok(()) };
+        let next = |node: NodeIndex| {
+            self.dependencies(node).into_iter().find(|&d| !removed[d]).expect("every node left has a dependency left")
+        };
+        let mut position: HashMap<NodeIndex, usize> = HashMap::new();
+        let mut path = Vec::new();
+        let mut current = start;
+        while !position.contains_key(&current) {
+            position.insert(current, path.len());
+            path.push(current);
+            current = next(current);
+        }
+        // Name the cycle from its earliest declared project, following the same rule.
+        let cycle_nodes = &path[position[&current]..];
+        let first = *cycle_nodes.iter().min().expect("a cycle has nodes");
+        let mut names = vec![self.projects[first].path.to_string()];
+        let mut node = next(first);
+        while node != first {
+            names.push(self.projects[node].path.to_string());
+            node = next(node);
+        }
         names.push(self.projects[first].path.to_string());
         Err(UserError::Cycle { location: self.projects[first].origin.clone(), cycle: names })
-    }
-
-    /// One concrete cycle inside a strongly connected component, following `depends_on`
-    /// from the earliest declared project in it.
-    fn cycle_within(&self, component: &[NodeIndex]) -> Vec<NodeIndex> {
-        let start = *component.iter().min().expect("a component has nodes");
-        let mut path = vec![start];
-        let mut position: HashMap<NodeIndex, usize> = HashMap::from([(start, 0)]);
-        let mut current = start;
-        loop {
-            let next = self
-                .dependencies(current)
-                .into_iter()
-                .filter(|node| component.contains(node))
-                .min()
-                .expect("every node of a cycle has a dependency inside it");
-            if let Some(&at) = position.get(&next) {
-                return path[at..].to_vec();
-            }
-            position.insert(next, path.len());
-            path.push(next);
-            current = next;
-        }
     }
 
     pub fn len(&self) -> usize {
@@ -151,5 +154,20 @@ impl ProjectGraph {
             self.graph.neighbors_directed(PetIndex::new(node), direction).map(|n| n.index()).collect();
         nodes.sort_unstable();
         nodes
+    }
+}
+
+#[cfg(test)]
+mod deep_tests {
+    use super::*;
+    use crate::provider::Phase::Infrastructure as I;
+
+    #[test]
+    fn a_very_deep_chain_builds() {
+        let names: Vec<String> = (0..5_000).map(|i| format!("p{i}")).collect();
+        let deps: Vec<Vec<&str>> = (0..5_000).map(|i| if i == 0 { vec![] } else { vec![names[i - 1].as_str()] }).collect();
+        let spec: Vec<(&str, Phase, &[&str])> = (0..5_000).map(|i| (names[i].as_str(), I, deps[i].as_slice())).collect();
+        let graph = ProjectGraph::build(&crate::plan::test_provider(&spec)).unwrap();
+        assert_eq!(graph.len(), 5_000);
     }
 }

@@ -60,7 +60,8 @@ impl ExecutionPlan {
     }
 
     pub fn step(&self, node: NodeIndex) -> Option<&PlanStep> {
-        self.steps.iter().find(|step| step.node == node)
+        // Steps are sorted by node: they come from a `BTreeSet`.
+        self.steps.binary_search_by_key(&node, |step| step.node).ok().map(|at| &self.steps[at])
     }
 
     pub fn len(&self) -> usize {
