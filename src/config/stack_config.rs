@@ -35,6 +35,12 @@ impl StackConfig {
             location: Location { path: path.to_path_buf(), line },
             message,
         };
+        if let Some(line) = flow_nesting_too_deep(&text) {
+            return Err(invalid(
+                Some(line),
+                format!("not valid YAML: `[` and `{{` nested deeper than {MAX_FLOW_DEPTH} levels"),
+            ));
+        }
         let document: Value = if text.trim().is_empty() {
             Value::Null
         } else {
@@ -187,6 +193,57 @@ fn duplicate_key_line(text: &str, message: &str) -> Option<usize> {
     lines_of(text, key).nth(1)
 }
 
+/// serde_yaml stops at 128 levels, but only after libyaml has scanned the whole file, in time
+/// quadratic in the `[`/`{` depth: 100,000 `[` took half a minute. Deeper input is refused first.
+const MAX_FLOW_DEPTH: usize = 128;
+
+/// The line where `[`/`{` nesting first goes deeper than `MAX_FLOW_DEPTH`, skipping quoted
+/// scalars and comments. Approximate (a plain scalar may hold a bracket), which matters only for
+/// input nested that deep, and YAML refuses such input anyway.
+fn flow_nesting_too_deep(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut line = 1;
+    let mut quote: Option<char> = None;
+    let mut comment = false;
+    let mut previous = '\n';
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\n' {
+            line += 1;
+            comment = false;
+        }
+        match quote {
+            _ if comment => {}
+            Some('"') if c == '\\' => {
+                if chars.next() == Some('\n') {
+                    line += 1;
+                }
+            }
+            Some('\'') if c == '\'' && chars.peek() == Some(&'\'') => {
+                chars.next();
+            }
+            Some(open) if c == open => quote = None,
+            Some(_) => {}
+            None => match c {
+                '#' if previous.is_whitespace() => comment = true,
+                '"' | '\'' if matches!(previous, '\n' | ' ' | '\t' | '[' | '{' | ',' | ':' | '-' | '?') => {
+                    quote = Some(c)
+                }
+                '[' | '{' => {
+                    depth += 1;
+                    if depth > MAX_FLOW_DEPTH {
+                        return Some(line);
+                    }
+                }
+                ']' | '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            },
+        }
+        previous = c;
+    }
+    None
+}
+
 /// Where a second YAML document starts: serde_yaml reports "more than one document" without a line.
 fn second_document_line(text: &str) -> Option<usize> {
     let mut content_seen = false;
@@ -286,6 +343,23 @@ mod tests {
         let err =
             StackConfig::parse(Path::new("Pulumi.dev.yaml"), "---\nconfig:\n  a:b: 1\n---\nx: 1\n".into()).unwrap_err();
         assert!(err.to_string().starts_with("Pulumi.dev.yaml:4: not valid YAML"), "{err}");
+    }
+
+    #[test]
+    fn deep_flow_nesting_is_refused_before_parsing() {
+        let text = format!("config:\n  a:b: {}\n", "[".repeat(100_000));
+        let started = std::time::Instant::now();
+        let err = StackConfig::parse(Path::new("Pulumi.dev.yaml"), text).unwrap_err().to_string();
+        assert!(err.starts_with("Pulumi.dev.yaml:2: not valid YAML: `[` and `{` nested deeper than 128"), "{err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+
+    #[test]
+    fn brackets_in_quotes_and_comments_are_not_nesting() {
+        let deep = "[".repeat(200);
+        let text = format!("config:\n  a:b: \"{deep}\"\n  c:d: 'it''s {deep}'\n  # {deep}\n  e:f: x # {deep}\n");
+        let config = StackConfig::parse(Path::new("Pulumi.dev.yaml"), text).unwrap();
+        assert_eq!(config.get_string("a:b"), Some(deep));
     }
 
     #[test]

@@ -1,3 +1,4 @@
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -84,7 +85,10 @@ impl ProviderCatalog {
             location: Location { path: file.to_path_buf(), line: err.span().map(|span| line_at(&text, span.start)) },
             message: err.message().trim_end_matches('\n').replace('\n', "; "),
         })?;
-        let at = |offset: usize| Location::line(file, line_at(&text, offset));
+        // Newline offsets, so each location is a binary search rather than a scan from the start:
+        // a large provider file would otherwise take time quadratic in its size.
+        let newlines: Vec<usize> = text.match_indices('\n').map(|(offset, _)| offset).collect();
+        let at = |offset: usize| Location::line(file, 1 + newlines.partition_point(|&newline| newline < offset));
 
         chain.push(file.to_path_buf());
         if let Some(base) = &parsed.extends {
@@ -140,33 +144,39 @@ impl ProviderCatalog {
             provider.config.retain(|existing| existing.key != entry.key);
             provider.config.push(entry);
         }
+        // Positions by path, so thousands of projects or amendments stay linear.
+        let mut positions: HashMap<ProjectPath, usize> =
+            provider.projects.iter().enumerate().map(|(position, project)| (project.path.clone(), position)).collect();
         for spanned in parsed.projects {
             let origin = at(spanned.span().start);
             let project = convert_project(spanned.into_inner(), &origin, &at)?;
-            if let Some(first) = provider.project(&project.path) {
+            if let Some(&first) = positions.get(&project.path) {
                 return Err(UserError::DuplicateProject {
                     location: origin,
                     project: project.path.to_string(),
-                    first: first.origin.clone(),
+                    first: provider.projects[first].origin.clone(),
                 });
             }
+            positions.insert(project.path.clone(), provider.projects.len());
             provider.projects.push(project);
         }
         for spanned in parsed.amendments {
             let amendment = spanned.into_inner();
             let path = ProjectPath::new(amendment.path.get_ref());
-            let known: Vec<String> = provider.projects.iter().map(|p| p.path.to_string()).collect();
-            let Some(project) = provider.projects.iter_mut().find(|p| p.path == path) else {
+            let Some(&position) = positions.get(&path) else {
+                let known: Vec<String> = provider.projects.iter().map(|p| p.path.to_string()).collect();
                 return Err(UserError::UnknownProject {
                     location: at(amendment.path.span().start),
                     suggestion: nearest_name(path.as_str(), &known),
                     project: path.to_string(),
                 });
             };
+            let project = &mut provider.projects[position];
+            let mut present: HashSet<ProjectPath> = project.depends_on.iter().cloned().collect();
             for dependency in amendment.depends_on {
                 let location = at(dependency.span().start);
                 let dependency = ProjectPath::new(dependency.get_ref());
-                if !project.depends_on.contains(&dependency) {
+                if present.insert(dependency.clone()) {
                     project.depends_on.push(dependency);
                     project.dependency_origins.push(location);
                 }

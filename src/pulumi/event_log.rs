@@ -144,7 +144,8 @@ pub fn parse_event_line(line: &str) -> Option<EngineEvent> {
     if let Some(summary) = parsed.summary {
         let mut changes = ResourceChanges::default();
         for (op, count) in summary.resource_changes.unwrap_or_default() {
-            changes.add(&op, count.max(0) as u64);
+            // Clamped: several kinds add into one counter, and huge counts must not overflow it.
+            changes.add(&op, count.clamp(0, i64::from(u32::MAX)) as u64);
         }
         return Some(EngineEvent::Summary {
             changes,
@@ -329,6 +330,20 @@ mod tests {
         assert_eq!(parse_event_line("not json"), None);
         assert_eq!(parse_event_line(r#"{"stdoutEvent":{"message":"hi"}}"#), None);
         assert_eq!(parse_event_line("\u{0}\u{1}"), None);
+    }
+
+    #[test]
+    fn huge_summary_counts_do_not_overflow() {
+        let max = i64::MAX;
+        let line = format!(
+            r#"{{"summaryEvent":{{"resourceChanges":{{"create":{max},"import":{max},"create-replacement":{max},"same":-5}}}}}}"#
+        );
+        let Some(EngineEvent::Summary { changes, .. }) = parse_event_line(&line) else { panic!("a summary") };
+        assert_eq!(changes.created, 3 * u64::from(u32::MAX));
+        assert_eq!(changes.unchanged, 0);
+        let mut progress = OperationProgress::default();
+        progress.apply(&EngineEvent::Summary { changes, duration_seconds: None, result: None, is_preview: None });
+        assert!(progress.summary.unwrap().total_changed() > 0);
     }
 
     #[test]
