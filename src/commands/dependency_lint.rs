@@ -20,20 +20,24 @@ pub struct UndeclaredReference {
 pub fn undeclared_references(loaded: &LoadedProvider, backend: &Backend, stack: &str) -> Vec<UndeclaredReference> {
     let graph = &loaded.graph;
     let manifests: Vec<Option<PulumiManifest>> =
-        graph.projects().iter().map(|p| PulumiManifest::load(&loaded.provider.project_dir(&p.path)).ok()).collect();
+        graph.projects().iter().map(|p| PulumiManifest::load(&loaded.provider.dir_of(p)).ok()).collect();
     let by_name: HashMap<&str, NodeIndex> =
         manifests.iter().enumerate().filter_map(|(node, m)| m.as_ref().map(|m| (m.name.as_str(), node))).collect();
     let mut found = Vec::new();
     for (node, manifest) in manifests.iter().enumerate() {
         let Some(manifest) = manifest else { continue };
         let project = graph.project(node);
-        let ordered_before: BTreeSet<NodeIndex> = closure(graph, graph.dependencies(node), |n| graph.dependencies(n));
-        let dir = loaded.provider.project_dir(&project.path);
+        let dir = loaded.provider.dir_of(project);
         let mut references: Vec<(String, &str)> =
             program_references(&dir).into_iter().map(|name| (name, "its program")).collect();
         references.extend(
             state_references(backend, &manifest.name, stack).into_iter().map(|name| (name, "its deployed state")),
         );
+        if references.is_empty() {
+            continue;
+        }
+        // Only projects that read other stacks need their upstream, which can be the whole graph.
+        let ordered_before: BTreeSet<NodeIndex> = closure(graph, graph.dependencies(node), |n| graph.dependencies(n));
         let mut reported = BTreeSet::new();
         for (reference, source) in references {
             let Some(referenced) = referenced_project(&reference) else { continue };

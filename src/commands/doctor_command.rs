@@ -58,7 +58,7 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
         .provider
         .projects
         .iter()
-        .filter_map(|project| PulumiManifest::load(&loaded.provider.project_dir(&project.path)).ok())
+        .filter_map(|project| PulumiManifest::load(&loaded.provider.dir_of(project)).ok())
         .map(|manifest| manifest.runtime)
         .filter(|runtime| !runtime.is_empty())
         .collect();

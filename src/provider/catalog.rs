@@ -189,7 +189,7 @@ impl ProviderCatalog {
     /// Checks what the graph cannot: every project folder exists and holds a `Pulumi.yaml`.
     pub fn check_project_folders(provider: &Provider) -> Result<()> {
         for project in &provider.projects {
-            let dir = provider.project_dir(&project.path);
+            let dir = provider.dir_of(project);
             let has_manifest = ["Pulumi.yaml", "Pulumi.yml", "Pulumi.json"].iter().any(|name| dir.join(name).is_file());
             if !has_manifest {
                 return Err(UserError::MissingPulumiYaml {

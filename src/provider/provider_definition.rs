@@ -31,8 +31,15 @@ impl Provider {
     }
 
     /// The program's folder: `dir` when the project names one, else its path.
+    pub fn dir_of(&self, project: &Project) -> PathBuf {
+        self.projects_root.join(project.dir.as_deref().unwrap_or(project.path.as_str()))
+    }
+
+    /// As `dir_of`, from a path alone (a lookup: prefer `dir_of` in loops).
     pub fn project_dir(&self, path: &ProjectPath) -> PathBuf {
-        let folder = self.project(path).and_then(|project| project.dir.as_deref()).unwrap_or(path.as_str());
-        self.projects_root.join(folder)
+        match self.project(path) {
+            Some(project) => self.dir_of(project),
+            None => self.projects_root.join(path.as_str()),
+        }
     }
 }

@@ -139,7 +139,7 @@ impl PulumiJob {
                 );
             }
         }
-        let dir = context.provider.project_dir(&project.path);
+        let dir = context.provider.dir_of(&project);
         let manifest = match PulumiManifest::load(&dir) {
             Ok(manifest) => manifest,
             Err(message) => {

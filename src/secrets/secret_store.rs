@@ -38,7 +38,7 @@ impl SecretStore {
             None => provider.projects.first(),
         };
         let Some(project) = project else { return Ok(None) };
-        let project_dir = provider.project_dir(&project.path);
+        let project_dir = provider.dir_of(project);
         let manifest = PulumiManifest::load(&project_dir).map_err(UserError::Usage)?;
         let shared = root.stack_config_file(stack);
         let own_stack = secrets_project.is_some();
