@@ -49,8 +49,8 @@ pub enum UserError {
     #[error("unknown provider `{name}`{}", suggestion_text(.suggestion))]
     UnknownProvider { name: String, suggestion: Option<String>, known: Vec<String> },
 
-    #[error("stack `{from_flag}` from `--stack` differs from `PULUMI_STACK={from_file}` in `{file}`")]
-    StackMismatch { from_flag: String, from_file: String, file: PathBuf },
+    #[error("stack `{from_flag}` from `--stack` differs from `PULUMI_STACK={from_file}` at `{location}`")]
+    StackMismatch { from_flag: String, from_file: String, location: Location },
 
     #[error("no stack given: pass `--stack NAME` or set `PULUMI_STACK` in `{file}`")]
     StackMissing { file: PathBuf },
@@ -64,7 +64,7 @@ pub enum UserError {
     #[error("missing configuration for stack `{stack}`:\n{}", missing_list(.missing))]
     MissingConfig { stack: String, missing: Vec<MissingSetting> },
 
-    #[error("{location}: dependency cycle: {}", .cycle.join(" -> "))]
+    #[error("{location}: dependency cycle: {}", cycle_text(.cycle))]
     Cycle { location: Location, cycle: Vec<String> },
 
     #[error("{location}: project `{project}` depends on unknown project `{dependency}`{}", suggestion_text(.suggestion))]
@@ -121,6 +121,16 @@ fn suggestion_text(suggestion: &Option<String>) -> String {
     }
 }
 
+/// A cycle of thousands of projects is named by its ends, not printed whole.
+fn cycle_text(cycle: &[String]) -> String {
+    const SHOWN: usize = 12;
+    if cycle.len() <= SHOWN {
+        return cycle.join(" -> ");
+    }
+    let head = cycle[..SHOWN - 2].join(" -> ");
+    format!("{head} -> ... ({} more) -> {} -> {}", cycle.len() - SHOWN, cycle[cycle.len() - 2], cycle[cycle.len() - 1])
+}
+
 fn missing_list(missing: &[MissingSetting]) -> String {
     missing.iter().map(|setting| format!("  `{}`: {}", setting.key, setting.how_to_set)).collect::<Vec<_>>().join("\n")
 }
@@ -163,3 +173,17 @@ impl UserError {
 }
 
 pub type Result<T, E = UserError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::cycle_text;
+
+    #[test]
+    fn long_cycles_are_shortened() {
+        let cycle: Vec<String> = (0..1000).map(|i| format!("p{i}")).chain(["p0".to_string()]).collect();
+        let text = cycle_text(&cycle);
+        assert!(text.starts_with("p0 -> p1 -> ") && text.ends_with("-> p999 -> p0"), "{text}");
+        assert!(text.contains("(989 more)"), "{text}");
+        assert_eq!(cycle_text(&["a".into(), "b".into(), "a".into()]), "a -> b -> a");
+    }
+}

@@ -130,11 +130,12 @@ fn resolve_stack(from_flag: Option<String>, environment: &EnvironmentFile) -> Re
     let from_file = environment.get("PULUMI_STACK").filter(|value| !value.is_empty());
     let stack = match (from_flag, from_file) {
         (Some(flag), Some(file)) if flag != file => {
+            let line = environment.entry("PULUMI_STACK").map(|entry| entry.line);
             return Err(UserError::StackMismatch {
                 from_flag: flag,
                 from_file: file.to_string(),
-                file: environment.path().to_path_buf(),
-            })
+                location: crate::error::Location { path: environment.path().to_path_buf(), line },
+            });
         }
         (Some(flag), _) => flag,
         (None, Some(file)) => file.to_string(),
@@ -166,7 +167,7 @@ mod tests {
         let err = resolve_stack(Some("prod".into()), &environment("PULUMI_STACK=dev\n")).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "stack `prod` from `--stack` differs from `PULUMI_STACK=dev` in `config/pulumi/environment`"
+            "stack `prod` from `--stack` differs from `PULUMI_STACK=dev` at `config/pulumi/environment:1`"
         );
     }
 
