@@ -4,28 +4,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::Workspace;
-
-/// a -> b -> d, c alone (d is kubernetes).
-const PROVIDER: &str = r#"
-[[project]]
-path = "a"
-phase = "infrastructure"
-[[project]]
-path = "b"
-phase = "infrastructure"
-depends_on = ["a"]
-[[project]]
-path = "c"
-phase = "infrastructure"
-[[project]]
-path = "d"
-phase = "kubernetes"
-depends_on = ["b"]
-"#;
+use crate::support::{Workspace, BRANCHES};
 
 fn workspace(script: &str) -> Workspace {
-    Workspace::with_fake_pulumi(PROVIDER, &["a", "b", "c", "d"], script)
+    Workspace::with_fake_pulumi(BRANCHES, &["a", "b", "c", "d"], script)
 }
 
 fn invocations(workspace: &Workspace) -> Vec<Value> {

@@ -5,29 +5,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::Workspace;
-
-/// Two independent branches: a -> b, and c alone; d (kubernetes) after b.
-const PROVIDER: &str = r#"
-description = "fault injection"
-[[project]]
-path = "a"
-phase = "infrastructure"
-[[project]]
-path = "b"
-phase = "infrastructure"
-depends_on = ["a"]
-[[project]]
-path = "c"
-phase = "infrastructure"
-[[project]]
-path = "d"
-phase = "kubernetes"
-depends_on = ["b"]
-"#;
+use crate::support::{Workspace, BRANCHES};
 
 fn workspace(script: &str) -> Workspace {
-    Workspace::with_fake_pulumi(PROVIDER, &["a", "b", "c", "d"], script)
+    Workspace::with_fake_pulumi(BRANCHES, &["a", "b", "c", "d"], script)
 }
 
 fn invocations(workspace: &Workspace) -> Vec<Value> {
@@ -159,7 +140,7 @@ fn fail_fast_cancels_running_projects_and_starts_nothing_new() {
 #[test]
 fn a_lock_conflict_is_retried_to_success_and_every_attempt_is_recorded() {
     let workspace = workspace(r#"{"projects": {"c": {"lock_failures": 2}}}"#);
-    let provider = PROVIDER.replace(
+    let provider = BRANCHES.replace(
         "path = \"c\"\nphase = \"infrastructure\"",
         "path = \"c\"\nphase = \"infrastructure\"\nretry = { attempts = 3, backoff = \"100ms\" }",
     );
@@ -190,7 +171,7 @@ fn a_lock_conflict_is_retried_to_success_and_every_attempt_is_recorded() {
 #[test]
 fn a_lock_held_too_long_fails_with_pulumis_words() {
     let workspace = workspace(r#"{"projects": {"c": {"lock_failures": 5}}}"#);
-    let provider = PROVIDER.replace(
+    let provider = BRANCHES.replace(
         "path = \"c\"\nphase = \"infrastructure\"",
         "path = \"c\"\nphase = \"infrastructure\"\nretry = { attempts = 2, backoff = \"50ms\" }",
     );
@@ -204,7 +185,7 @@ fn a_lock_held_too_long_fails_with_pulumis_words() {
 #[test]
 fn a_program_error_is_never_retried() {
     let workspace = workspace(r#"{"projects": {"c": {"fail": "an unhandled error occurred: boom"}}}"#);
-    let provider = PROVIDER.replace(
+    let provider = BRANCHES.replace(
         "path = \"c\"\nphase = \"infrastructure\"",
         "path = \"c\"\nphase = \"infrastructure\"\nretry = { attempts = 5, backoff = \"10ms\", on = [\"error\"] }",
     );

@@ -3,6 +3,25 @@ use std::process::Output;
 
 use assert_cmd::Command;
 
+/// Two independent branches: `a -> b`, and `c` alone; `d` (kubernetes phase) after `b`.
+pub const BRANCHES: &str = r#"
+description = "two branches"
+[[project]]
+path = "a"
+phase = "infrastructure"
+[[project]]
+path = "b"
+phase = "infrastructure"
+depends_on = ["a"]
+[[project]]
+path = "c"
+phase = "infrastructure"
+[[project]]
+path = "d"
+phase = "kubernetes"
+depends_on = ["b"]
+"#;
+
 /// A throwaway repository: providers, projects, config files, and a way to run `runner` in it.
 pub struct Workspace {
     dir: tempfile::TempDir,
