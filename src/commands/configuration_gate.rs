@@ -8,6 +8,8 @@ use crate::provider::ConfigKey;
 use crate::pulumi::{Backend, ChildEnvironment};
 use crate::secrets::SecretStore;
 
+const INFRA_TYPE: &str = "kubernetes:infra_type";
+
 /// What a run still has to write before it starts: every question answered, nothing written yet.
 #[derive(Debug, Default)]
 pub struct PendingConfiguration {
@@ -54,17 +56,14 @@ pub fn gather_configuration(
                 let default = key.default_env.as_deref().and_then(lookup).or_else(|| key.default.clone());
                 pending.config_values.push((key.key.clone(), prompter.config_value(key, default.as_deref())?));
             }
+            // Not a question: the provider decides it.
+            pending.config_values.extend(check.defaults_to_write.iter().filter(|(key, _)| key == INFRA_TYPE).cloned());
         }
         None => {
-            pending
-                .config_values
-                .extend(check.defaults_to_write.iter().filter(|(key, _)| key != "kubernetes:infra_type").cloned());
+            pending.config_values.extend(check.defaults_to_write.iter().cloned());
             missing.extend(check.missing.iter().cloned());
         }
     }
-    pending
-        .config_values
-        .extend(check.defaults_to_write.iter().filter(|(key, _)| key == "kubernetes:infra_type").cloned());
 
     let root = settings.root.path();
     if !check.missing_secrets.is_empty() {
@@ -88,13 +87,13 @@ pub fn gather_configuration(
     if matches!(run.operation, Operation::Up | Operation::Preview) {
         let store = SecretStore::locate(&settings.root, &loaded.provider, &run.stack.stack, backend, true)?;
         if let Some(store) = store {
-            let mut seen = Vec::new();
+            // Read once: every secret already set, and each one asked for at most once.
+            let mut seen = store.keys_set()?;
             for &node in selected {
                 for secret in &loaded.graph.project(node).secrets {
-                    if seen.contains(&secret.key) || store.is_set(&secret.key)? {
+                    if !seen.insert(secret.key.clone()) {
                         continue;
                     }
-                    seen.push(secret.key.clone());
                     if let Some(value) = secret.default_env.as_deref().and_then(lookup) {
                         pending.secrets.push((store.clone(), secret.key.clone(), value));
                         continue;

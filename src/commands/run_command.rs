@@ -207,11 +207,10 @@ fn finish(run: &RunSettings, summary: &RunSummary) -> Result<ExitStatus> {
     }
     print!("{}", summary.table());
     for target in &run.reports {
-        let (path, written) = match target {
-            ReportTarget::Json(path) => (path, report::write_json_report(summary, path)),
-            ReportTarget::Junit(path) => (path, report::write_junit_report(summary, path)),
-        };
-        written.map_err(|err| UserError::Unwritable { path: path.clone(), reason: err.to_string() })?;
+        match target {
+            ReportTarget::Json(path) => report::write_json_report(summary, path)?,
+            ReportTarget::Junit(path) => report::write_junit_report(summary, path)?,
+        }
     }
     Ok(if summary.interrupted {
         ExitStatus::Interrupted

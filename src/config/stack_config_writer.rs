@@ -52,9 +52,15 @@ fn insert_under_config(text: &str, new_lines: &str) -> String {
     out
 }
 
+/// Temp file in the same folder, synced, then renamed: a reader never sees half a file, and a
+/// crash leaves the old version or the new one.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let unwritable = |err: std::io::Error| UserError::Unwritable { path: path.to_path_buf(), reason: err.to_string() };
-    let dir = path.parent().unwrap_or(Path::new("."));
+    // A bare file name (`--report json=report.json`) has an empty parent: the current folder.
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
     std::fs::create_dir_all(dir).map_err(unwritable)?;
     let mut file = tempfile::NamedTempFile::new_in(dir).map_err(unwritable)?;
     std::io::Write::write_all(&mut file, bytes).map_err(unwritable)?;

@@ -17,10 +17,6 @@ pub enum HookSpec {
 }
 
 impl HookSpec {
-    pub fn needs_outputs(&self) -> bool {
-        true
-    }
-
     pub fn describe(&self) -> String {
         match self {
             HookSpec::Kubeconfig { output } => format!("install kubeconfig from output `{output}`"),

@@ -370,8 +370,8 @@ impl PulumiJob {
         }
     }
 
-    fn event_log_path(&self, project: &Project, suffix: &str) -> PathBuf {
-        self.context.log_dir.join(format!("{}.{suffix}.jsonl", project.path.as_str()))
+    fn event_log_path(&self, project: &Project) -> PathBuf {
+        self.context.log_dir.join(format!("{}.events.jsonl", project.path.as_str()))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -385,7 +385,7 @@ impl PulumiJob {
         events: &EventSender,
         cancellation: &Cancellation,
     ) -> ProcessOutcome {
-        let event_log = self.event_log_path(project, "events");
+        let event_log = self.event_log_path(project);
         if let Some(parent) = event_log.parent() {
             let _ = std::fs::create_dir_all(parent);
         }

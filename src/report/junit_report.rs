@@ -1,13 +1,14 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use super::json_report::write_atomically;
 use super::RunSummary;
+use crate::config::write_atomically;
+use crate::error::{Result, UserError};
 use crate::execute::ProjectResult;
 
 /// `--report junit=FILE`: one test case per project, so CI systems show the run like a test suite.
-pub fn write_junit_report(summary: &RunSummary, path: &Path) -> std::io::Result<()> {
-    let info = summary.info.as_ref().ok_or_else(|| std::io::Error::other("the run never started"))?;
+pub fn write_junit_report(summary: &RunSummary, path: &Path) -> Result<()> {
+    let info = summary.info.as_ref().ok_or_else(|| UserError::Internal("the run never started".into()))?;
     let reports = summary.ordered();
     let failures = summary.count(ProjectResult::Failed);
     let skipped = summary.count(ProjectResult::Skipped) + summary.count(ProjectResult::Cancelled);

@@ -45,8 +45,10 @@ impl RunSummary {
     }
 
     pub fn all_succeeded(&self) -> bool {
-        !self.reports.is_empty() && self.reports.iter().all(|report| report.result == ProjectResult::Succeeded)
-            || self.reports.is_empty() && self.info.as_ref().is_some_and(|info| info.projects.is_empty())
+        // An empty report list is success only when nothing was planned.
+        let nothing_planned = self.info.as_ref().is_some_and(|info| info.projects.is_empty());
+        self.reports.iter().all(|report| report.result == ProjectResult::Succeeded)
+            && (!self.reports.is_empty() || nothing_planned)
     }
 
     pub fn wall_time(&self) -> Duration {

@@ -57,8 +57,10 @@ impl SecretStore {
         }))
     }
 
-    pub fn is_set(&self, key: &str) -> Result<bool> {
-        Ok(StackConfig::load(&self.stack_file)?.contains(key))
+    /// The keys already set in the target stack file.
+    pub fn keys_set(&self) -> Result<std::collections::BTreeSet<String>> {
+        let config = StackConfig::load(&self.stack_file)?;
+        Ok(config.keys().filter(|key| config.contains(key)).map(str::to_string).collect())
     }
 
     /// The exact command a person runs to set `key` (it reads the value from stdin).

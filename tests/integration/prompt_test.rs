@@ -69,7 +69,7 @@ fn ci_with_an_incomplete_configuration_lists_everything_and_writes_nothing() {
     let workspace = local_workspace("PULUMI_STACK=dev\n");
     workspace.file(
         "providers/strict.toml",
-        &std::fs::read_to_string(repository().join("providers/local.toml")).unwrap().replace(
+        std::fs::read_to_string(repository().join("providers/local.toml")).unwrap().replace(
             "[[config]]\nkey = \"local:cidr\"",
             "[[config]]\nkey = \"local:owner\"\nprompt = \"Owner\"\ndefault_env = \"LOCAL_OWNER\"\n\n[[config]]\nkey = \"local:cidr\"",
         ),
