@@ -1,3 +1,4 @@
+mod command_dispatch;
 mod completions_command;
 mod configuration_gate;
 mod dependency_lint;
@@ -6,11 +7,14 @@ mod history_command;
 mod loaded_provider;
 mod providers_command;
 mod run_command;
+mod run_outcome;
+mod run_secret_mask;
 mod show_command;
 mod stack_check;
 mod status_command;
 mod validate_command;
 
+pub use command_dispatch::execute;
 pub use completions_command::completions;
 pub use configuration_gate::{gather_configuration, PendingConfiguration};
 pub use dependency_lint::{undeclared_references, UndeclaredReference};

@@ -1,6 +1,6 @@
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::{ProjectRecord, RunRecord, RunState, RunStore};
+use super::{ProjectRecord, ProjectState, RunRecord, RunState, RunStore};
 use crate::execute::ExecutionEvent;
 use crate::report::Reporter;
 
@@ -51,7 +51,7 @@ impl Reporter for HistoryRecorder {
                     run_id: info.run_id.clone(),
                     provider: info.provider.clone(),
                     stack: info.stack.clone(),
-                    operation: info.operation.as_str().to_string(),
+                    operation: info.operation,
                     state: RunState::Running,
                     pid: std::process::id(),
                     host: super::stack_lock::host_name(),
@@ -65,7 +65,7 @@ impl Reporter for HistoryRecorder {
                 if let Some(entry) =
                     self.record.as_mut().and_then(|r| r.projects.iter_mut().find(|p| p.project == project.as_str()))
                 {
-                    entry.result = "running".into();
+                    entry.result = ProjectState::Running;
                     entry.attempts = *attempt;
                     entry.started.get_or_insert(seconds(*at));
                 }
@@ -77,10 +77,7 @@ impl Reporter for HistoryRecorder {
                     if report.operation.is_some()
                         || !record.projects.iter().any(|p| p.project == report.project.as_str())
                     {
-                        record.projects.push(ProjectRecord::pending(
-                            report.project.to_string(),
-                            report.operation.map(|op| op.as_str().to_string()),
-                        ));
+                        record.projects.push(ProjectRecord::pending(report.project.to_string(), report.operation));
                     }
                 }
                 if let Some(entry) = self
@@ -88,7 +85,7 @@ impl Reporter for HistoryRecorder {
                     .as_mut()
                     .and_then(|r| r.projects.iter_mut().rev().find(|p| p.project == report.project.as_str()))
                 {
-                    entry.result = report.result.as_str().to_string();
+                    entry.result = report.result.into();
                     entry.attempts = report.attempts;
                     entry.started = report.started.map(seconds);
                     entry.ended = report.started.map(|started| seconds(started + report.duration));

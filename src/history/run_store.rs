@@ -1,6 +1,6 @@
 use std::path::{Path, PathBuf};
 
-use super::{RunRecord, RunState};
+use super::{ProjectState, RunRecord, RunState};
 use crate::config::write_atomically;
 use crate::error::{Result, UserError};
 
@@ -48,8 +48,8 @@ impl RunStore {
         for mut run in self.runs_of(provider, stack) {
             if run.state == RunState::Running && run.host == host && !super::stack_lock::process_alive(run.pid) {
                 run.state = RunState::Interrupted;
-                for project in run.projects.iter_mut().filter(|p| p.result == "running") {
-                    project.result = "cancelled".into();
+                for project in run.projects.iter_mut().filter(|p| p.result == ProjectState::Running) {
+                    project.result = ProjectState::Cancelled;
                     project.reason = Some("the runner stopped while it ran".into());
                 }
                 if self.save(&run).is_ok() {

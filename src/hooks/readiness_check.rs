@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::execute::{CancelLevel, Cancellation};
+use crate::cancel::{CancelLevel, Cancellation};
 use crate::provider::{GateCheck, ReadinessGate};
 
 /// No single attempt may take longer than this, whatever the gate's own timeout.

@@ -6,6 +6,7 @@ mod doctor_test;
 mod errors_test;
 mod hostile_input_test;
 mod local_provider_test;
+mod module_layers_test;
 mod ordering_test;
 mod prompt_test;
 mod recovery_test;
