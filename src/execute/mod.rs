@@ -20,3 +20,8 @@ pub use project_job::ProjectJob;
 pub use project_lifecycle::{LifecycleContext, ProjectLifecycle};
 pub use project_report::{FailureDetail, ProjectReport, ProjectResult};
 pub use schedule::Schedule;
+
+#[cfg(test)]
+mod lifecycle_tests;
+#[cfg(test)]
+mod scripted_cli;
