@@ -14,7 +14,7 @@ use crate::execute::{
 };
 use crate::exit_status::ExitStatus;
 use crate::graph::NodeIndex;
-use crate::history::{HistoryRecorder, RunStore, StackLock, SuccessIndex};
+use crate::history::{HistoryRecorder, RunStore, StackLock};
 use crate::plan::{closure, ExecutionPlan, Operation};
 use crate::provider::ProjectPath;
 use crate::pulumi::{Backend, ChildEnvironment, PulumiCli, PulumiCliContext};
@@ -47,7 +47,10 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     if run.operation == Operation::Destroy && !run.yes {
         confirm_destroy(run, plan.len())?;
     }
+    let keep = history_keep(&environment)?;
     let lock = lock_stack(settings, run, &loaded, &store)?;
+    // This run is one of the `keep`.
+    store.prune(&loaded.provider.name, &run.stack.stack, keep - 1);
     let mask = run_secret_mask(&environment, &loaded.provider, pending.passphrase.as_deref());
     if let Some(passphrase) = pending.passphrase {
         environment.set("PULUMI_CONFIG_PASSPHRASE", passphrase);
@@ -63,7 +66,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         mask.add(value);
         secret_store.store(&pulumi, &environment, &backend, key, value).map_err(|err| mask_error(err, &mask))?;
     }
-    let history = SuccessIndex::from_runs(&store.runs_of(&loaded.provider.name, &run.stack.stack));
+    let history = store.success_index(&run.stack.stack).of_stack(&loaded.provider.name, &run.stack.stack);
     let cli = PulumiCliContext {
         pulumi,
         provider: loaded.provider.clone(),
@@ -80,6 +83,20 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     report_stack_locks(&loaded, &backend, &run.stack.stack, &summary);
     drop(lock);
     finish_run(run, &summary)
+}
+
+/// Run records kept per stack when none is configured.
+const DEFAULT_HISTORY_KEEP: usize = 100;
+
+/// `RUNNER_HISTORY_KEEP` (environment file or process environment): how many runs of a stack
+/// the history keeps; older records are deleted when a run starts.
+fn history_keep(environment: &ChildEnvironment) -> Result<usize> {
+    match environment.get("RUNNER_HISTORY_KEEP") {
+        None => Ok(DEFAULT_HISTORY_KEEP),
+        Some(text) => text.trim().parse::<usize>().ok().filter(|keep| *keep >= 1).ok_or_else(|| {
+            UserError::Usage(format!("`RUNNER_HISTORY_KEEP` must be a whole number of runs, at least 1, not `{text}`"))
+        }),
+    }
 }
 
 /// Takes the stack's lock, and settles what runners that died while holding it left behind.
@@ -146,7 +163,11 @@ fn execute_plan(
         .map_err(|err| UserError::Internal(format!("cannot start the async runtime: {err}")))?;
     Ok(runtime.block_on(async move {
         let (events, receiver) = EventSender::channel(EVENT_BUFFER);
-        let dispatcher = tokio::spawn(report::dispatch_events(receiver, reporters, mask));
+        // Reporters write files (logs, history, reports): they get a thread of their own, off
+        // the async workers that drive processes.
+        let handle = tokio::runtime::Handle::current();
+        let dispatcher =
+            tokio::task::spawn_blocking(move || handle.block_on(report::dispatch_events(receiver, reporters, mask)));
         let cancellation = Cancellation::new();
         let signals = tokio::spawn(forward_signals(cancellation.clone(), events.clone()));
         events.send(ExecutionEvent::RunStarted(info)).await;

@@ -1,6 +1,6 @@
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::{ProjectRecord, ProjectState, RunRecord, RunState, RunStore};
+use super::{ProjectRecord, ProjectState, RunRecord, RunState, RunStore, SuccessIndex};
 use crate::execute::ExecutionEvent;
 use crate::report::Reporter;
 
@@ -12,6 +12,9 @@ const MIN_SAVE_INTERVAL: Duration = Duration::from_millis(100);
 pub struct HistoryRecorder {
     store: RunStore,
     record: Option<RunRecord>,
+    /// Loaded when the run starts; saved with the record whenever a project succeeded.
+    successes: Option<SuccessIndex>,
+    successes_changed: bool,
     last_save: Option<Instant>,
     dirty: bool,
     /// The first error writing history, reported once at the end of the run.
@@ -20,7 +23,15 @@ pub struct HistoryRecorder {
 
 impl HistoryRecorder {
     pub fn new(store: RunStore) -> Self {
-        Self { store, record: None, last_save: None, dirty: false, error: None }
+        Self {
+            store,
+            record: None,
+            successes: None,
+            successes_changed: false,
+            last_save: None,
+            dirty: false,
+            error: None,
+        }
     }
 
     fn save(&mut self, force: bool) {
@@ -33,9 +44,28 @@ impl HistoryRecorder {
             if let Err(err) = self.store.save(record) {
                 self.error.get_or_insert_with(|| err.to_string());
             }
+            if let (true, Some(successes)) = (self.successes_changed, &self.successes) {
+                if let Err(err) = self.store.save_success_index(&record.stack, successes) {
+                    self.error.get_or_insert_with(|| err.to_string());
+                }
+                self.successes_changed = false;
+            }
             self.last_save = Some(Instant::now());
             self.dirty = false;
         }
+    }
+}
+
+impl HistoryRecorder {
+    fn note_success(&mut self, report: &crate::execute::ProjectReport) {
+        let (Some(record), Some(successes)) = (&self.record, self.successes.as_mut()) else { return };
+        if report.result != crate::execute::ProjectResult::Succeeded {
+            return;
+        }
+        let Some(ended) = report.started.map(|started| seconds(started + report.duration)) else { return };
+        let operation = report.operation.unwrap_or(record.operation);
+        let project = report.project.as_str();
+        self.successes_changed |= successes.record(&record.provider, &record.stack, project, operation, ended);
     }
 }
 
@@ -59,6 +89,7 @@ impl Reporter for HistoryRecorder {
                     ended: None,
                     projects: info.projects.iter().map(|path| ProjectRecord::pending(path.to_string(), None)).collect(),
                 });
+                self.successes = Some(self.store.success_index(&info.stack));
                 self.save(true);
             }
             ExecutionEvent::ProjectStarted { project, attempt, at } => {
@@ -93,6 +124,7 @@ impl Reporter for HistoryRecorder {
                     entry.reason = report.reason.clone().or_else(|| report.failure.as_ref().map(|f| f.summary.clone()));
                     entry.retries.clone_from(&report.retried);
                 }
+                self.note_success(report);
                 self.save(false);
             }
             ExecutionEvent::RunFinished { at, interrupted } => {

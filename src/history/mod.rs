@@ -8,4 +8,4 @@ pub use history_recorder::HistoryRecorder;
 pub use run_record::{ProjectRecord, ProjectState, RunRecord, RunState};
 pub use run_store::RunStore;
 pub use stack_lock::{LockHolder, StackLock};
-pub use success_index::SuccessIndex;
+pub use success_index::{StackSuccesses, SuccessIndex};

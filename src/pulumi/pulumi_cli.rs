@@ -11,7 +11,7 @@ use super::{
 use crate::execute::{
     Cancellation, EventSender, ExecutionEvent, FailureDetail, OperationOutcome, ProjectCli, StackOutputs, StackTarget,
 };
-use crate::history::SuccessIndex;
+use crate::history::StackSuccesses;
 use crate::plan::Operation;
 use crate::provider::{Project, ProjectPath, Provider};
 use crate::secrets::SecretMask;
@@ -29,7 +29,7 @@ pub struct PulumiCliContext {
     pub log_dir: PathBuf,
     pub mask: SecretMask,
     /// When each project last succeeded before this run, for prerequisites.
-    pub history: SuccessIndex,
+    pub history: StackSuccesses,
     /// `--target` URNs from the command line (a single-project run).
     pub targets: Vec<String>,
 }
@@ -131,15 +131,19 @@ impl ProjectCli for PulumiCli {
     async fn locate_stack(&self, project: &Project) -> Result<StackTarget, String> {
         let context = &self.context;
         let dir = context.provider.dir_of(project);
-        let manifest = PulumiManifest::load(&dir)?;
+        let (backend, stack, folder) = (context.backend.clone(), context.stack.clone(), dir.clone());
+        // Reads `Pulumi.yaml` and looks for the stack's state file: file system work.
+        let (manifest, exists) = tokio::task::spawn_blocking(move || {
+            let manifest = PulumiManifest::load(&folder)?;
+            let exists = backend.stack_exists(&manifest.name, &stack);
+            Ok::<_, String>((manifest, exists))
+        })
+        .await
+        .map_err(|err| format!("internal error: {err}"))??;
         if let Ok(mut files) = self.config_files.lock() {
             files.insert(dir.clone(), self.config_file_for(&manifest));
         }
-        Ok(StackTarget {
-            name: context.backend.qualified_stack(&manifest.name, &context.stack),
-            exists: context.backend.stack_exists(&manifest.name, &context.stack),
-            dir,
-        })
+        Ok(StackTarget { name: context.backend.qualified_stack(&manifest.name, &context.stack), exists, dir })
     }
 
     async fn create_stack(

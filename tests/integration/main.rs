@@ -4,6 +4,8 @@ mod support;
 
 mod doctor_test;
 mod errors_test;
+mod fake_pulumi_shape_test;
+mod history_retention_test;
 mod hostile_input_test;
 mod local_provider_test;
 mod module_layers_test;
