@@ -54,10 +54,6 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             succeeded_in_this_run: Arc::default(),
         }
     }
-
-    pub fn cli(&self) -> &C {
-        &self.cli
-    }
 }
 
 impl<C: ProjectCli> ProjectJob for ProjectLifecycle<C> {

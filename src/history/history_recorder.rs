@@ -138,3 +138,51 @@ impl Reporter for HistoryRecorder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::execute::{ProjectReport, ProjectResult, RunInfo};
+    use crate::plan::Operation;
+    use crate::provider::ProjectPath;
+
+    #[test]
+    fn successes_reach_the_index_with_the_operation_they_ran() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = RunStore::new(dir.path());
+        let started = SystemTime::now() - Duration::from_secs(10);
+        let mut recorder = HistoryRecorder::new(store.clone());
+        recorder.on_event(&ExecutionEvent::RunStarted(RunInfo {
+            run_id: "r1".into(),
+            provider: "aws".into(),
+            stack: "dev".into(),
+            operation: Operation::Refresh,
+            projects: vec![ProjectPath::new("app")],
+            parallelism: 1,
+            log_dir: dir.path().join("logs"),
+            started,
+        }));
+        let finished = |project: &str, result: ProjectResult, operation: Option<Operation>| {
+            let mut report = ProjectReport::not_run(ProjectPath::new(project), result, String::new());
+            report.started = Some(started);
+            report.duration = Duration::from_secs(2);
+            report.operation = operation;
+            ExecutionEvent::ProjectFinished(report)
+        };
+        recorder.on_event(&finished("creds", ProjectResult::Succeeded, Some(Operation::Up)));
+        recorder.on_event(&finished("app", ProjectResult::Failed, None));
+        recorder.on_event(&ExecutionEvent::RunFinished { at: SystemTime::now(), interrupted: false });
+        assert!(recorder.error.is_none());
+
+        let index = store.success_index("dev").of_stack("aws", "dev");
+        let ended = index.last_success(&ProjectPath::new("creds"), Operation::Up).unwrap();
+        let expected = started + Duration::from_secs(2);
+        let off = ended.duration_since(expected).unwrap_or_else(|err| err.duration());
+        assert!(off < Duration::from_millis(2), "recorded at the end of the operation");
+        assert_eq!(index.last_success(&ProjectPath::new("creds"), Operation::Refresh), None);
+        assert_eq!(index.last_success(&ProjectPath::new("app"), Operation::Refresh), None, "a failure is no success");
+        assert_eq!(store.runs()[0].projects[1].result, ProjectState::Succeeded);
+    }
+}

@@ -52,10 +52,6 @@ impl PulumiCli {
         Self { context, stack_creation: Mutex::new(()), config_files: std::sync::Mutex::default() }
     }
 
-    pub fn backend(&self) -> &Backend {
-        &self.context.backend
-    }
-
     /// `--config-file` unless the project's `Pulumi.yaml` already points at the shared folder.
     fn config_file_for(&self, manifest: &PulumiManifest) -> Option<PathBuf> {
         let shared_dir = self.context.stack_config_file.parent().map(crate::config::normalize_path);
