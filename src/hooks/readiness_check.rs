@@ -96,10 +96,10 @@ async fn attempt(check: &GateCheck, cwd: &Path, env: &BTreeMap<String, String>) 
 /// proxy is used: gates check endpoints the run just deployed, as the user's machine reaches them.
 async fn http_get(url: &str, expect_body: Option<&str>, ca_file: Option<&Path>) -> Result<(), String> {
     let client = http_client(ca_file).await?;
-    let mut response = client.get(url).send().await.map_err(|err| describe_http_error(url, &err))?;
+    let mut response = client.get(url).send().await.map_err(|err| describe_http_error(url, err))?;
     let status = response.status();
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|err| describe_http_error(url, &err))? {
+    while let Some(chunk) = response.chunk().await.map_err(|err| describe_http_error(url, err))? {
         body.extend_from_slice(&chunk);
         if body.len() >= MAX_BODY {
             body.truncate(MAX_BODY);
@@ -140,8 +140,8 @@ async fn http_client(ca_file: Option<&Path>) -> Result<reqwest::Client, String> 
 
 /// reqwest's own message is "error sending request"; the cause (refused, certificate unknown)
 /// is further down the chain.
-fn describe_http_error(url: &str, err: &reqwest::Error) -> String {
-    format!("GET {url}: {}", error_chain(err))
+fn describe_http_error(url: &str, err: reqwest::Error) -> String {
+    format!("GET {url}: {}", error_chain(&err.without_url()))
 }
 
 fn error_chain(err: &dyn std::error::Error) -> String {

@@ -65,6 +65,7 @@ async fn https_refuses_a_certificate_no_trusted_authority_signed() {
     let address = test_servers::serve("127.0.0.1:0", Some(ca.server_config.clone()), HEALTHY);
     let error = http_get(&format!("https://localhost:{}/", address.port()), None, None).await.unwrap_err();
     assert!(error.contains("UnknownIssuer") || error.contains("unknown issuer"), "{error}");
+    assert!(error.starts_with("GET https://localhost:") && error.matches("localhost").count() == 1, "{error}");
 
     // Another CA's file does not help either.
     let other = PrivateCa::new();
