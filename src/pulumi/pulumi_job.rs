@@ -222,7 +222,9 @@ impl PulumiJob {
             report
         };
 
-        if outcome.cancelled && !outcome.exit.success() {
+        // Once the runner signalled Pulumi, its exit code proves nothing: a cancelled `destroy`
+        // winds down gracefully and exits 0 with most resources still there.
+        if outcome.cancelled {
             return counted(finish(
                 ProjectResult::Cancelled,
                 &outcome.progress,
@@ -481,7 +483,17 @@ impl PulumiJob {
         events: &EventSender,
     ) -> Result<(), String> {
         let outputs = self.read_outputs(dir, stack).await?;
-        // Mask what Pulumi says is secret; when the event log did not say, mask every output.
+        // Mask what Pulumi says is secret: the event log, else `stack output --json`, else everything.
+        let asked;
+        let secret_outputs = match secret_outputs {
+            Some(names) => Some(names),
+            None => {
+                asked = super::secret_output_names(&self.context.pulumi, dir, stack, self.context.environment.vars())
+                    .await
+                    .ok();
+                asked.as_deref()
+            }
+        };
         match secret_outputs {
             Some(names) => {
                 let secret: serde_json::Map<String, serde_json::Value> = outputs
