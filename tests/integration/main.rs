@@ -2,6 +2,7 @@
 
 mod support;
 
+mod cancelled_destroy_test;
 mod doctor_test;
 mod errors_test;
 mod hostile_input_test;
