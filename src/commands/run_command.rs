@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use super::{gather_configuration, LoadedProvider, StackCheck};
+use super::{preflight_and_gather, LoadedProvider, StackCheck};
 use crate::cli::{ReportTarget, RunSettings, Settings};
 use crate::config::add_stack_config_values;
 use crate::error::{Result, UserError};
@@ -31,7 +31,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let backend = Backend::from_environment(&environment);
     let store = RunStore::new(&settings.root.state_dir());
     let selected = select_projects(run, &loaded, &store)?;
-    let pending = gather_configuration(settings, run, &loaded, &check, &environment, &backend, &selected)?;
+    let pending = preflight_and_gather(settings, run, &loaded, &check, &environment, &backend, &selected)?;
     let pulumi = find_pulumi(&environment)?;
     let plan = ExecutionPlan::new(&loaded.graph, run.operation, &selected);
     if !run.targets.is_empty() && plan.len() != 1 {

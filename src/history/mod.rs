@@ -6,4 +6,4 @@ mod stack_lock;
 pub use history_recorder::HistoryRecorder;
 pub use run_record::{ProjectRecord, RunRecord, RunState};
 pub use run_store::RunStore;
-pub use stack_lock::{LockHolder, StackLock};
+pub use stack_lock::{host_name, process_alive, LockHolder, StackLock};

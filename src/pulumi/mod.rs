@@ -1,15 +1,19 @@
+mod ansi_codes;
 mod backend;
 mod child_environment;
 mod event_log;
+mod event_log_masking;
 mod operation_progress;
 mod pulumi_job;
 mod pulumi_manifest;
 mod pulumi_process;
 mod secret_output_names;
 
+pub use ansi_codes::strip_ansi_codes;
 pub use backend::Backend;
 pub use child_environment::{is_secret_name, ChildEnvironment};
 pub use event_log::{parse_event_line, strip_color_tags, EngineEvent, EventLogTail};
+pub use event_log_masking::mask_event_log;
 pub use operation_progress::{OperationProgress, ResourceChanges};
 pub use pulumi_job::{PulumiJob, PulumiJobContext};
 pub use pulumi_manifest::PulumiManifest;

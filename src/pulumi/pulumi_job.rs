@@ -423,11 +423,14 @@ impl PulumiJob {
             env: self.context.environment.vars(),
             event_log: Some(event_log.clone()),
             project: &project.path,
+            mask: Some(&self.context.mask),
         }
         .run(events, cancellation)
         .await;
         // Pulumi writes the event log itself: mask it too before it stays under `.runner/`.
-        mask_file(&event_log, &self.context.mask);
+        if let Err(message) = super::mask_event_log(&event_log, &self.context.mask) {
+            events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
+        }
         outcome
     }
 
@@ -458,6 +461,7 @@ impl PulumiJob {
             env: self.context.environment.vars(),
             event_log: None,
             project: &project.path,
+            mask: Some(&self.context.mask),
         }
         .run(events, cancellation)
         .await;
@@ -597,26 +601,6 @@ fn adopt_encryption_salt(project_file: &std::path::Path, shared: &std::path::Pat
     if own.lines().filter(|line| !line.trim().is_empty()).count() == 1 {
         let _ = std::fs::remove_file(project_file);
     }
-}
-
-/// Rewrites a file line by line with every known secret masked (atomically, bounded memory).
-fn mask_file(path: &std::path::Path, mask: &SecretMask) {
-    use std::io::{BufRead, Write};
-    if mask.is_empty() {
-        return;
-    }
-    let (Ok(file), Some(dir)) = (std::fs::File::open(path), path.parent()) else { return };
-    let Ok(mut masked) = tempfile::NamedTempFile::new_in(dir) else { return };
-    let mut reader = std::io::BufReader::new(file);
-    let mut line = Vec::new();
-    while reader.read_until(b'\n', &mut line).unwrap_or(0) > 0 {
-        let text = String::from_utf8_lossy(&line);
-        if masked.write_all(mask.apply(&text).as_bytes()).is_err() {
-            return;
-        }
-        line.clear();
-    }
-    let _ = masked.persist(path);
 }
 
 fn simple_failure(message: String) -> FailureDetail {

@@ -10,10 +10,12 @@ use tokio::process::Command;
 use super::{EventLogTail, OperationProgress};
 use crate::execute::{CancelLevel, Cancellation, EventSender, ExecutionEvent, OutputStream};
 use crate::provider::ProjectPath;
+use crate::secrets::SecretMask;
 
 /// Lines kept for the failure summary: the end of the output is where Pulumi explains itself.
 const TAIL_LINES: usize = 25;
-/// Longer output lines are cut into pieces so one huge line cannot fill memory.
+/// Longer output lines are split into pieces (never truncated) so one huge line cannot fill
+/// memory; a piece never ends inside a known secret, so each piece masks on its own.
 const MAX_LINE_BYTES: usize = 16 * 1024;
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
 
@@ -64,6 +66,8 @@ pub struct PulumiProcess<'a> {
     pub env: &'a BTreeMap<String, String>,
     pub event_log: Option<PathBuf>,
     pub project: &'a ProjectPath,
+    /// Known secrets, so a long line is never split inside one.
+    pub mask: Option<&'a SecretMask>,
 }
 
 impl PulumiProcess<'_> {
@@ -99,6 +103,7 @@ impl PulumiProcess<'_> {
                 OutputStream::Stdout,
                 events.clone(),
                 Arc::clone(&tail),
+                self.mask.cloned().unwrap_or_default(),
             ))
         });
         let stderr = child.stderr.take().map(|err| {
@@ -108,6 +113,7 @@ impl PulumiProcess<'_> {
                 OutputStream::Stderr,
                 events.clone(),
                 Arc::clone(&tail),
+                self.mask.cloned().unwrap_or_default(),
             ))
         });
 
@@ -168,6 +174,7 @@ async fn forward_lines(
     kind: OutputStream,
     events: EventSender,
     tail: Arc<Mutex<VecDeque<String>>>,
+    mask: SecretMask,
 ) {
     let mut reader = BufReader::with_capacity(64 * 1024, stream);
     let mut line = Vec::with_capacity(256);
@@ -180,11 +187,15 @@ async fn forward_lines(
             Some(at) => (at + 1, true),
             None => (available.len(), false),
         };
-        let room = MAX_LINE_BYTES.saturating_sub(line.len());
-        line.extend_from_slice(&available[..taken.min(room)]);
-        let overflowing = line.len() >= MAX_LINE_BYTES;
+        line.extend_from_slice(&available[..taken]);
         reader.consume(taken);
-        if complete || overflowing {
+        while line.len() > MAX_LINE_BYTES {
+            let cut = crate::secrets::split_point(&mask, &line, MAX_LINE_BYTES);
+            let rest = line.split_off(cut);
+            emit(&mut line, &project, kind, &events, &tail).await;
+            line = rest;
+        }
+        if complete {
             emit(&mut line, &project, kind, &events, &tail).await;
         }
     }
@@ -200,7 +211,8 @@ async fn emit(
     events: &EventSender,
     tail: &Mutex<VecDeque<String>>,
 ) {
-    let text = String::from_utf8_lossy(line).trim_end_matches(['\n', '\r']).to_string();
+    // Colour codes some plugins print whatever `--color` says belong to no log, report or pipe.
+    let text = super::strip_ansi_codes(String::from_utf8_lossy(line).trim_end_matches(['\n', '\r']));
     line.clear();
     if let Ok(mut tail) = tail.lock() {
         if !text.trim().is_empty() {
@@ -211,4 +223,46 @@ async fn emit(
         }
     }
     events.send(ExecutionEvent::ProjectOutput { project: project.clone(), stream, line: text }).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn lines_of(input: Vec<u8>, mask: SecretMask) -> Vec<String> {
+        let (events, mut receiver) = EventSender::channel(1024);
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let project = ProjectPath::new("p");
+        forward_lines(&input[..], project, OutputStream::Stdout, events, tail, mask.clone()).await;
+        let mut lines = Vec::new();
+        while let Ok(event) = receiver.try_recv() {
+            if let ExecutionEvent::ProjectOutput { line, .. } = event {
+                lines.push(line);
+            }
+        }
+        lines
+    }
+
+    #[tokio::test]
+    async fn a_long_line_is_split_whole_and_a_secret_across_the_split_stays_masked() {
+        let secret = "straddling-secret-value";
+        let mut input = "a".repeat(MAX_LINE_BYTES - 5).into_bytes();
+        input.extend_from_slice(secret.as_bytes());
+        input.extend(std::iter::repeat_n(b'b', 3 * MAX_LINE_BYTES));
+        input.extend_from_slice(b"\nnext line\n");
+        let mask = SecretMask::new([secret.to_string()]);
+        let lines = lines_of(input.clone(), mask.clone()).await;
+        assert!(lines.len() >= 5, "{}", lines.len());
+        let joined: String = lines[..lines.len() - 1].concat();
+        assert_eq!(joined.len() + "next line".len() + 2, input.len(), "nothing may be dropped");
+        assert_eq!(lines.last().map(String::as_str), Some("next line"));
+        assert!(lines.iter().all(|piece| !mask.apply(piece).contains("straddling")));
+        assert!(lines.iter().any(|piece| mask.apply(piece).contains("[secret]")));
+    }
+
+    #[tokio::test]
+    async fn colour_codes_never_reach_the_events() {
+        let lines = lines_of(b"\x1b[31merror:\x1b[0m boom\n".to_vec(), SecretMask::default()).await;
+        assert_eq!(lines, vec!["error: boom".to_string()]);
+    }
 }
