@@ -3,6 +3,7 @@ mod configuration_gate;
 mod dependency_lint;
 mod doctor_command;
 mod history_command;
+mod history_failure;
 mod loaded_provider;
 mod preflight_gate;
 mod providers_command;

@@ -111,8 +111,9 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         state_dir: settings.root.state_dir(),
         targets: run.targets.clone(),
     });
-    let mut reporters: Vec<Box<dyn Reporter>> =
-        vec![Box::new(LogFiles::new(log_dir)), Box::new(HistoryRecorder::new(store))];
+    let recorder = HistoryRecorder::new(store);
+    let history_error = recorder.error_handle();
+    let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(LogFiles::new(log_dir)), Box::new(recorder)];
     if settings.style.interactive_terminal {
         reporters.push(Box::new(TerminalReporter::new(run.verbose, settings.style.color)));
     } else {
@@ -137,7 +138,8 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     });
     report_stack_locks(&loaded, &backend_for_locks, &run.stack.stack, &summary);
     drop(lock);
-    finish(run, &summary)
+    let status = finish(run, &summary)?;
+    Ok(super::history_failure::with_history_error(status, &history_error))
 }
 
 /// Everything, a `--only/--from/--exclude` part of the graph, or what the last run left undone.

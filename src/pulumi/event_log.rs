@@ -381,6 +381,14 @@ mod tests {
     }
 
     #[test]
+    fn the_language_hosts_stderr_is_kept_when_there_is_no_error_diagnostic() {
+        let progress = read_all("real__up-language-host-stderr.jsonl");
+        assert!(progress.errors.is_empty());
+        assert_eq!(progress.host_stderr[0], "Error: resource, variable, or config value \"undefined\" not found");
+        assert_eq!(progress.host_stderr.len(), 3);
+    }
+
+    #[test]
     fn strips_colour_tags() {
         assert_eq!(strip_color_tags("<{%fg 1%}>error: <{%reset%}>boom"), "error: boom");
         assert_eq!(strip_color_tags("plain <{% unterminated"), "plain <{% unterminated");

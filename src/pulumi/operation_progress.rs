@@ -44,7 +44,13 @@ pub struct OperationProgress {
     pub finished: bool,
     /// Stack outputs Pulumi marks secret; `None` until the stack's outputs were seen.
     pub secret_outputs: Option<Vec<String>>,
+    /// What the language host wrote to stderr (`info#err` diagnostics): where a program's own
+    /// error is when Pulumi reports no `error` diagnostic. Bounded.
+    pub host_stderr: Vec<String>,
 }
+
+/// Enough of the language host's stderr to hold its error; the rest is in the log file.
+const HOST_STDERR_LINES: usize = 40;
 
 impl OperationProgress {
     pub fn apply(&mut self, event: &EngineEvent) {
@@ -55,6 +61,9 @@ impl OperationProgress {
             EngineEvent::Diagnostic { severity, message, .. } => match severity.as_str() {
                 "error" if !message.is_empty() => self.errors.push(message.clone()),
                 "warning" if !message.is_empty() => self.warnings.push(message.clone()),
+                "info#err" if !message.trim().is_empty() && self.host_stderr.len() < HOST_STDERR_LINES => {
+                    self.host_stderr.push(message.trim_end().to_string())
+                }
                 _ => {}
             },
             EngineEvent::Summary { changes, result, is_preview, .. } => {

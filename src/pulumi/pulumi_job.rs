@@ -7,7 +7,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::Mutex;
 
-use super::{Backend, ChildEnvironment, ExitState, OperationProgress, ProcessOutcome, PulumiManifest, PulumiProcess};
+use super::{Backend, ChildEnvironment, OperationProgress, ProcessOutcome, PulumiManifest, PulumiProcess};
 use crate::execute::{
     Cancellation, EventSender, ExecutionEvent, FailureDetail, ProjectJob, ProjectReport, ProjectResult,
 };
@@ -567,21 +567,9 @@ impl PulumiJob {
     }
 
     fn failure_detail(&self, project: &Project, outcome: &ProcessOutcome) -> FailureDetail {
-        // Pulumi's own words first: the event log's error diagnostics, else the last `error:` line
-        // it printed (errors before the engine starts, like a held lock, never reach the event log).
-        let printed_error = outcome.output_tail.iter().rev().find_map(|line| line.trim_start().strip_prefix("error: "));
-        let summary = match (&outcome.exit, outcome.progress.errors.first(), printed_error) {
-            (ExitState::SpawnFailed(reason), _, _) => format!("could not start `pulumi`: {reason}"),
-            (_, Some(first), _) => first.lines().next().unwrap_or(first).to_string(),
-            (_, None, Some(printed)) => printed.to_string(),
-            (exit, None, None) => format!("`pulumi {}` ended with {}", self.context.operation, exit.describe()),
-        };
-        FailureDetail {
-            summary,
-            diagnostics: outcome.progress.errors.clone(),
-            log_tail: outcome.output_tail.clone(),
-            log_path: Some(self.context.log_dir.join(format!("{}.log", project.path.as_str()))),
-        }
+        let mut detail = super::failure_diagnostics(self.context.operation, outcome);
+        detail.log_path = Some(self.context.log_dir.join(format!("{}.log", project.path.as_str())));
+        detail
     }
 }
 

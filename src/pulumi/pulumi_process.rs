@@ -18,6 +18,12 @@ const TAIL_LINES: usize = 25;
 /// memory; a piece never ends inside a known secret, so each piece masks on its own.
 const MAX_LINE_BYTES: usize = 16 * 1024;
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
+/// After SIGINT, Pulumi gets this long to cancel its operation and release its lock (the
+/// Automation API waits about 10 s; a cancelled step may still be talking to a cloud API) before
+/// the process group gets SIGTERM...
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(30);
+/// ...and this long after SIGTERM before SIGKILL: nothing is ever waited on forever.
+pub const TERMINATE_GRACE: Duration = Duration::from_secs(10);
 
 /// How a child process ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,6 +128,7 @@ impl PulumiProcess<'_> {
         let mut cancel_changes = cancellation.subscribe();
         let mut signalled = CancelLevel::Running;
         let mut ticker = tokio::time::interval(PROGRESS_INTERVAL);
+        let mut escalation = super::SignalEscalation::new(INTERRUPT_GRACE, TERMINATE_GRACE);
         let status = loop {
             let level = cancellation.level();
             if level > signalled {
@@ -129,8 +136,12 @@ impl PulumiProcess<'_> {
                     let signal = if level == CancelLevel::Kill { libc::SIGKILL } else { libc::SIGINT };
                     // Negative pid: the whole process group, so plugins and language hosts stop too.
                     unsafe { libc::kill(-pid, signal) };
+                    escalation.signalled(signal);
                 }
                 signalled = level;
+            }
+            if let (Some(pid), Some(signal)) = (pid, escalation.due()) {
+                unsafe { libc::kill(-pid, signal) };
             }
             tokio::select! {
                 status = child.wait() => break status,
