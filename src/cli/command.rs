@@ -17,6 +17,8 @@ pub enum Command {
     History(HistorySettings),
     Doctor(ProviderSettings),
     Completions(clap_complete::Shell),
+    Unlock(StackSettings),
+    ConfigSet(commands::ConfigSetRequest),
 }
 
 impl Command {
@@ -49,6 +51,16 @@ impl Command {
             CommandArguments::History(history) => Command::History(HistorySettings::from_arguments(history)),
             CommandArguments::Doctor(doctor) => Command::Doctor(ProviderSettings::from_arguments(doctor.provider)),
             CommandArguments::Completions(completions) => Command::Completions(completions.shell),
+            CommandArguments::Unlock(stack) => Command::Unlock(StackSettings::from_arguments(stack, &root)?),
+            CommandArguments::Config(config) => match config.action {
+                super::arguments::ConfigAction::Set(set) => Command::ConfigSet(commands::ConfigSetRequest {
+                    stack: StackSettings::from_arguments(set.stack, &root)?,
+                    key: set.key,
+                    value: set.value,
+                    secret: set.secret,
+                    project: set.project,
+                }),
+            },
         };
         Ok((Settings { root, style: OutputStyle::detect() }, command))
     }
@@ -63,6 +75,8 @@ impl Command {
             Command::History(history) => commands::history(settings, &history),
             Command::Doctor(provider) => commands::doctor(settings, &provider),
             Command::Completions(shell) => commands::completions(shell),
+            Command::Unlock(stack) => commands::unlock(settings, &stack),
+            Command::ConfigSet(request) => commands::config_set(settings, &request),
         }
     }
 }

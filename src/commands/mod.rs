@@ -1,4 +1,5 @@
 mod completions_command;
+mod config_command;
 mod configuration_gate;
 mod dependency_lint;
 mod doctor_command;
@@ -11,9 +12,11 @@ mod run_command;
 mod show_command;
 mod stack_check;
 mod status_command;
+mod unlock_command;
 mod validate_command;
 
 pub use completions_command::completions;
+pub use config_command::{config_set, ConfigSetRequest};
 pub use configuration_gate::{gather_configuration, PendingConfiguration};
 pub use dependency_lint::{undeclared_references, UndeclaredReference};
 pub use doctor_command::doctor;
@@ -25,4 +28,5 @@ pub use run_command::run;
 pub use show_command::show;
 pub use stack_check::StackCheck;
 pub use status_command::status;
+pub use unlock_command::unlock;
 pub use validate_command::validate;

@@ -16,4 +16,5 @@ mod run_real_pulumi_test;
 mod secret_canary_test;
 mod seed_prerequisite_test;
 mod show_test;
+mod unlock_test;
 mod validate_test;
