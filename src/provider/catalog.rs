@@ -224,7 +224,9 @@ fn convert_project(raw: ProjectFile, origin: &Location, at: &dyn Fn(usize) -> Lo
     let mut on_success = Vec::new();
     for hook in raw.on_success {
         on_success.push(match hook {
-            HookFile::Kubeconfig(hook) => HookSpec::Kubeconfig { output: hook.output },
+            HookFile::Kubeconfig(hook) => {
+                HookSpec::Kubeconfig { output: hook.output, switch_context: hook.switch_context }
+            }
             HookFile::Command(hook) => {
                 if hook.argv.is_empty() {
                     return Err(UserError::InvalidFile {

@@ -512,7 +512,7 @@ impl PulumiJob {
         for hook in &project.on_success {
             events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message: hook.describe() }).await;
             match hook {
-                HookSpec::Kubeconfig { output } => {
+                HookSpec::Kubeconfig { output, switch_context } => {
                     let value = outputs.get(output).ok_or_else(|| {
                         format!("stack output `{output}` does not exist; the kubeconfig hook needs it")
                     })?;
@@ -522,10 +522,17 @@ impl PulumiJob {
                     let target = hooks::kubeconfig_target(&|key: &str| env.get(key).map(str::to_string))
                         .map_err(|err| format!("kubeconfig hook: {err}"))?;
                     let shown = target.display().to_string();
-                    let context = tokio::task::spawn_blocking(move || hooks::install_kubeconfig(&target, &kubeconfig))
-                        .await
-                        .map_err(|err| format!("kubeconfig hook: {err}"))?
-                        .map_err(|err| format!("kubeconfig hook: {err}"))?;
+                    let switch = *switch_context;
+                    let installed = tokio::task::spawn_blocking(move || {
+                        hooks::install_kubeconfig_with_care(&target, &kubeconfig, switch)
+                    })
+                    .await
+                    .map_err(|err| format!("kubeconfig hook: {err}"))?
+                    .map_err(|err| format!("kubeconfig hook: {err}"))?;
+                    let context = installed.context.clone();
+                    for message in hooks::kubeconfig_notes(&installed) {
+                        events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
+                    }
                     events
                         .send(ExecutionEvent::ProjectNote {
                             project: project.path.clone(),

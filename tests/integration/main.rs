@@ -6,6 +6,7 @@ mod cancelled_destroy_test;
 mod doctor_test;
 mod errors_test;
 mod hostile_input_test;
+mod kubeconfig_care_test;
 mod local_provider_test;
 mod ordering_test;
 mod prompt_test;
