@@ -18,7 +18,11 @@ pub fn history(settings: &Settings, history: &HistorySettings) -> Result<ExitSta
     for run in runs.iter().skip(skip) {
         let started = humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs_f64(run.started.max(0.0)));
         let failed = run.projects.iter().filter(|p| p.result != "succeeded").count();
-        let state = format!("{:?}", run.state).to_lowercase();
+        // A runner killed with `kill -9` cannot mark its run: a dead holder on this host says it.
+        let abandoned = run.state == crate::history::RunState::Running
+            && run.host == crate::history::host_name()
+            && !crate::history::process_alive(run.pid);
+        let state = if abandoned { "interrupted".to_string() } else { format!("{:?}", run.state).to_lowercase() };
         let _ = writeln!(
             out,
             "{}  {started}  {:8} {:12} {:10} {:11} {} projects, {failed} not succeeded",

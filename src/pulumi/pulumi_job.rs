@@ -122,7 +122,7 @@ impl PulumiJob {
             result,
             started: Some(started),
             duration: clock.elapsed(),
-            changes: progress.summary.unwrap_or_default(),
+            changes: progress.changes(),
             reason,
             failure,
             attempts: 1,

@@ -11,6 +11,7 @@ mod local_provider_test;
 mod ordering_test;
 mod prompt_test;
 mod real_error_test;
+mod record_integrity_test;
 mod recovery_test;
 mod run_fake_pulumi_test;
 mod run_real_pulumi_test;
