@@ -78,7 +78,7 @@ only_as_prerequisite = true
 [[project]]
 path = "use-vault"
 phase = "infrastructure"
-prerequisites = [{{ project = "update-vault-creds", succeeded_within = "4s" }}]
+prerequisites = [{{ project = "update-vault-creds", succeeded_within = "20s" }}]
 "#
         ),
     );
@@ -110,7 +110,7 @@ prerequisites = [{{ project = "update-vault-creds", succeeded_within = "4s" }}]
     workspace
         .run(&["refresh", "--provider", "vault", "--non-interactive"])
         .expect_code(0)
-        .expect_stderr_contains("prerequisite `update-vault-creds` has not succeeded within 4s: running it first");
+        .expect_stderr_contains("prerequisite `update-vault-creds` has not succeeded within 20s: running it first");
     // Inside its window it is not run again.
     workspace
         .run(&["refresh", "--provider", "vault", "--non-interactive"])
@@ -126,7 +126,8 @@ prerequisites = [{{ project = "update-vault-creds", succeeded_within = "4s" }}]
 
     // Rotate again and let the window pass: destroy, too, refreshes the credentials first.
     environment(&workspace, "token-3");
-    std::thread::sleep(std::time::Duration::from_millis(4500));
+    // The window is wide enough for a loaded 2-core machine to run the refresh inside it.
+    std::thread::sleep(std::time::Duration::from_millis(20_500));
     workspace
         .run(&["destroy", "--provider", "vault", "--non-interactive", "--yes"])
         .expect_code(0)
