@@ -9,6 +9,7 @@ mod hostile_input_test;
 mod kubeconfig_care_test;
 mod local_provider_test;
 mod ordering_test;
+mod preflight_real_test;
 mod prompt_test;
 mod real_error_test;
 mod record_integrity_test;

@@ -59,3 +59,27 @@ fn a_run_whose_runner_died_shows_as_interrupted_in_history() {
     assert!(output.stdout().contains("interrupted"), "{}", output.stdout());
     assert!(!output.stdout().contains("running"), "{}", output.stdout());
 }
+
+/// History that becomes unwritable during the run (a full disk, a removed folder) is a warning
+/// and exit 1, never a silent exit 0 with nothing recorded.
+#[test]
+fn history_lost_during_the_run_warns_and_exits_1() {
+    let workspace = Workspace::with_fake_pulumi(BRANCHES, &["a", "b", "c", "d"], r#"{"default": {"sleep": 1.5}}"#);
+    let child = workspace
+        .std_command(&["up", "--provider", "demo", "--stack", "dev", "--non-interactive", "--parallelism", "1"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !workspace.fake_invocations().iter().any(|line| line["event"] == "start" && line["op"] == "up") {
+        assert!(std::time::Instant::now() < deadline, "nothing started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::fs::remove_dir_all(workspace.path(".runner/history")).unwrap();
+    std::fs::write(workspace.path(".runner/history"), "in the way").unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the run history could not be written"), "{stderr}");
+}
