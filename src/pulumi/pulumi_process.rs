@@ -276,4 +276,36 @@ mod tests {
         let lines = lines_of(b"\x1b[31merror:\x1b[0m boom\n".to_vec(), SecretMask::default()).await;
         assert_eq!(lines, vec!["error: boom".to_string()]);
     }
+
+    /// A process that ignores SIGINT is not waited on forever: SIGTERM follows after the grace.
+    #[tokio::test]
+    async fn a_process_ignoring_sigint_is_terminated_after_the_grace() {
+        let dir = tempfile::tempdir().unwrap();
+        let (events, mut receiver) = EventSender::channel(1024);
+        tokio::spawn(async move { while receiver.recv().await.is_some() {} });
+        let cancellation = Cancellation::new();
+        let stopper = cancellation.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            stopper.escalate(CancelLevel::Graceful);
+        });
+        let env: BTreeMap<String, String> = std::env::vars().collect();
+        let project = ProjectPath::new("stubborn");
+        let started = std::time::Instant::now();
+        let outcome = PulumiProcess {
+            program: Path::new("sh"),
+            // Ignored signals stay ignored across exec: neither sh nor sleep reacts to SIGINT.
+            args: vec!["-c".into(), "trap '' INT; sleep 300".into()],
+            cwd: dir.path(),
+            env: &env,
+            event_log: None,
+            project: &project,
+            mask: None,
+        }
+        .run(&events, &cancellation)
+        .await;
+        assert!(outcome.cancelled);
+        assert_eq!(outcome.exit, ExitState::Signaled(libc::SIGTERM), "{outcome:?}");
+        assert!(started.elapsed() >= INTERRUPT_GRACE, "SIGTERM only after the grace");
+    }
 }
