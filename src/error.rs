@@ -105,6 +105,13 @@ pub enum UserError {
 
     #[error("{0}")]
     Internal(String),
+
+    #[error("nothing was run; the preflight found {} problem(s):\n{}", .problems.len(), problem_list(.problems))]
+    PreflightFailed { problems: Vec<String> },
+}
+
+fn problem_list(problems: &[String]) -> String {
+    problems.iter().map(|problem| format!("  {problem}")).collect::<Vec<_>>().join("\n")
 }
 
 /// One configuration value the user still has to provide, and how to provide it.

@@ -13,6 +13,7 @@ pub mod graph;
 pub mod history;
 pub mod hooks;
 pub mod plan;
+pub mod preflight;
 pub mod prompt;
 pub mod provider;
 pub mod pulumi;

@@ -1,3 +1,5 @@
 mod cancellation;
+mod process_alive;
 
 pub use cancellation::{CancelLevel, Cancellation};
+pub use process_alive::process_alive;

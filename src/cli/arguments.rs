@@ -53,6 +53,43 @@ pub enum CommandArguments {
     Doctor(DoctorArguments),
     /// Print a shell completion script: `runner completions bash > /etc/bash_completion.d/runner`.
     Completions(CompletionsArguments),
+    /// Remove the Pulumi locks a runner that died left on a stack (only once their holder is gone).
+    Unlock(StackArguments),
+    /// Set stack configuration the way a run reads it: `runner config set [--secret] KEY [--project P]`.
+    Config(ConfigArguments),
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigArguments {
+    #[command(subcommand)]
+    pub action: ConfigAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigAction {
+    /// Set one key: plain values go to `config/pulumi/Pulumi.<stack>.yaml`, secrets through
+    /// `pulumi config set --secret` with the backend and passphrase a run uses (value on stdin).
+    Set(ConfigSetArguments),
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigSetArguments {
+    #[command(flatten)]
+    pub stack: StackArguments,
+
+    /// The configuration key, e.g. `aws:region`.
+    pub key: String,
+
+    /// The value; read from stdin when absent (always, for a secret).
+    pub value: Option<String>,
+
+    /// Store the value encrypted.
+    #[arg(long)]
+    pub secret: bool,
+
+    /// The project whose declared secret this is (it goes where that project's secrets live).
+    #[arg(long, value_name = "PROJECT")]
+    pub project: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -15,6 +15,8 @@ pub enum Command {
     History(HistorySettings),
     Doctor(ProviderSettings),
     Completions(clap_complete::Shell),
+    Unlock(StackSettings),
+    ConfigSet(super::ConfigSetSettings),
 }
 
 impl Command {
@@ -47,6 +49,16 @@ impl Command {
             CommandArguments::History(history) => Command::History(HistorySettings::from_arguments(history)),
             CommandArguments::Doctor(doctor) => Command::Doctor(ProviderSettings::from_arguments(doctor.provider)),
             CommandArguments::Completions(completions) => Command::Completions(completions.shell),
+            CommandArguments::Unlock(stack) => Command::Unlock(StackSettings::from_arguments(stack, &root)?),
+            CommandArguments::Config(config) => match config.action {
+                super::arguments::ConfigAction::Set(set) => Command::ConfigSet(super::ConfigSetSettings {
+                    stack: StackSettings::from_arguments(set.stack, &root)?,
+                    key: set.key,
+                    value: set.value,
+                    secret: set.secret,
+                    project: set.project,
+                }),
+            },
         };
         Ok((Settings { root, style: OutputStyle::detect() }, command))
     }

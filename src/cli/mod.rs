@@ -1,9 +1,11 @@
 mod arguments;
 mod command;
+mod config_set_settings;
 mod output_style;
 mod settings;
 
 pub use arguments::{Arguments, ReportTarget, ShowFormat};
 pub use command::Command;
+pub use config_set_settings::ConfigSetSettings;
 pub use output_style::OutputStyle;
 pub use settings::{HistorySettings, ProviderSettings, RunSettings, Settings, ShowSettings, StackSettings};

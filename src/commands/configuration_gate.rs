@@ -64,7 +64,6 @@ pub fn gather_configuration(
         }
     }
 
-    let root = settings.root.path();
     if !check.missing_secrets.is_empty() {
         let shared = SecretStore::locate(&settings.root, &loaded.provider, &run.stack.stack, backend, false)?;
         for name in &check.missing_secrets {
@@ -76,7 +75,10 @@ pub fn gather_configuration(
                 }
                 None => missing.push(MissingSetting {
                     key: key.key.clone(),
-                    how_to_set: secret_help(store, &key.key, key.default_env.as_deref(), root),
+                    how_to_set: secret_help(
+                        &config_set_command(&loaded.provider.name, &run.stack.stack, &key.key, None),
+                        key.default_env.as_deref(),
+                    ),
                 }),
             }
         }
@@ -104,7 +106,15 @@ pub fn gather_configuration(
                         }
                         None => missing.push(MissingSetting {
                             key: secret.key.clone(),
-                            how_to_set: secret_help(&store, &secret.key, secret.default_env.as_deref(), root),
+                            how_to_set: secret_help(
+                                &config_set_command(
+                                    &loaded.provider.name,
+                                    &run.stack.stack,
+                                    &secret.key,
+                                    Some(loaded.graph.project(node).path.as_str()),
+                                ),
+                                secret.default_env.as_deref(),
+                            ),
                         }),
                     }
                 }
@@ -123,8 +133,17 @@ fn config_key<'a>(loaded: &'a LoadedProvider, name: &str) -> &'a ConfigKey {
     loaded.provider.config.iter().find(|key| key.key == name).expect("checked keys come from the provider")
 }
 
-fn secret_help(store: &SecretStore, key: &str, default_env: Option<&str>, root: &std::path::Path) -> String {
-    let mut help = format!("a secret: run `{}` and type the value", store.command_for(key, root));
+/// A command that works as printed: the runner injects the backend, passphrase and config file.
+pub fn config_set_command(provider: &str, stack: &str, key: &str, project: Option<&str>) -> String {
+    let mut command = format!("runner config set --secret {key} --provider {provider} --stack {stack}");
+    if let Some(project) = project {
+        command.push_str(&format!(" --project {project}"));
+    }
+    command
+}
+
+fn secret_help(command: &str, default_env: Option<&str>) -> String {
+    let mut help = format!("a secret: run `{command}` and type the value");
     if let Some(env) = default_env {
         help.push_str(&format!(", or set `{env}`"));
     }

@@ -133,6 +133,14 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
         findings.push(Finding { check: "passphrase".into(), ok, detail });
     }
 
+    findings.extend(
+        crate::preflight::provider_checks(&loaded.provider, &environment).into_iter().map(|check| Finding {
+            check: check.check,
+            ok: check.ok,
+            detail: check.detail,
+        }),
+    );
+
     let mut out = std::io::stdout().lock();
     let width = findings.iter().map(|f| f.check.len()).max().unwrap_or(0);
     for finding in &findings {

@@ -5,7 +5,7 @@ use std::time::SystemTime;
 
 use super::run_outcome::{finish_run, report_stack_locks};
 use super::run_secret_mask::run_secret_mask;
-use super::{gather_configuration, LoadedProvider, StackCheck};
+use super::{preflight_and_gather, LoadedProvider, StackCheck};
 use crate::cli::{RunSettings, Settings};
 use crate::config::add_stack_config_values;
 use crate::error::{Result, UserError};
@@ -21,6 +21,9 @@ use crate::pulumi::{Backend, ChildEnvironment, PulumiCli, PulumiCliContext};
 use crate::report::{self, LogFiles, PlainReporter, Reporter, RunSummary, TerminalReporter};
 use crate::secrets::SecretMask;
 
+/// Where the history recorder leaves its first write error, read once the run is over.
+type HistoryError = Arc<std::sync::Mutex<Option<String>>>;
+
 /// Enough to absorb bursts of output without letting a flood grow memory.
 const EVENT_BUFFER: usize = 1024;
 
@@ -35,7 +38,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let backend = Backend::from_environment(&environment);
     let store = RunStore::new(&settings.root.state_dir());
     let selected = select_projects(run, &loaded, &store)?;
-    let pending = gather_configuration(settings, run, &loaded, &check, &environment, &backend, &selected)?;
+    let pending = preflight_and_gather(settings, run, &loaded, &check, &environment, &backend, &selected)?;
     let pulumi = find_pulumi(&environment)?;
     let plan = ExecutionPlan::new(&loaded.graph, run.operation, &selected);
     if !run.targets.is_empty() && plan.len() != 1 {
@@ -79,10 +82,11 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         history,
         targets: run.targets.clone(),
     };
-    let summary = execute_plan(settings, run, &loaded, plan, cli, store)?;
+    let (summary, history_error) = execute_plan(settings, run, &loaded, plan, cli, store)?;
     report_stack_locks(&loaded, &backend, &run.stack.stack, &summary);
     drop(lock);
-    finish_run(run, &summary)
+    let status = finish_run(run, &summary)?;
+    Ok(super::history_failure::with_history_error(status, &history_error))
 }
 
 /// Run records kept per stack when none is configured.
@@ -125,7 +129,7 @@ fn execute_plan(
     plan: ExecutionPlan,
     mut cli: PulumiCliContext,
     store: RunStore,
-) -> Result<RunSummary> {
+) -> Result<(RunSummary, HistoryError)> {
     let run_id = new_run_id();
     let log_dir = settings.root.state_dir().join("logs").join(&run_id);
     std::fs::create_dir_all(&log_dir)
@@ -150,8 +154,9 @@ fn execute_plan(
         mask: mask.clone(),
     };
     let lifecycle = ProjectLifecycle::new(PulumiCli::new(cli), context);
-    let mut reporters: Vec<Box<dyn Reporter>> =
-        vec![Box::new(LogFiles::new(log_dir)), Box::new(HistoryRecorder::new(store))];
+    let recorder = HistoryRecorder::new(store);
+    let history_error = recorder.error_handle();
+    let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(LogFiles::new(log_dir)), Box::new(recorder)];
     if settings.style.interactive_terminal {
         reporters.push(Box::new(TerminalReporter::new(run.verbose, settings.style.color)));
     } else {
@@ -161,7 +166,7 @@ fn execute_plan(
         .enable_all()
         .build()
         .map_err(|err| UserError::Internal(format!("cannot start the async runtime: {err}")))?;
-    Ok(runtime.block_on(async move {
+    let summary = runtime.block_on(async move {
         let (events, receiver) = EventSender::channel(EVENT_BUFFER);
         // Reporters write files (logs, history, reports): they get a thread of their own, off
         // the async workers that drive processes.
@@ -175,7 +180,8 @@ fn execute_plan(
         executor.run(events, cancellation).await;
         signals.abort();
         dispatcher.await.unwrap_or_default()
-    }))
+    });
+    Ok((summary, history_error))
 }
 
 /// Everything, a `--only/--from/--exclude` part of the graph, or what the last run left undone.

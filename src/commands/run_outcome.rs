@@ -22,9 +22,9 @@ pub fn report_stack_locks(loaded: &LoadedProvider, backend: &Backend, stack: &st
         };
         if locked {
             eprintln!(
-                "warning: stack `{0}` may still be locked; in `{1}` run: pulumi cancel --stack {0} --yes",
+                "warning: stack `{}` may still be locked; once no `pulumi` of this run is left, run `{}`",
                 backend.qualified_stack(&manifest.name, stack),
-                dir.display()
+                super::unlock_command(&loaded.provider.name, stack)
             );
         }
     }

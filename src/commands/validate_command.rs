@@ -1,7 +1,9 @@
-use super::{undeclared_references, LoadedProvider, StackCheck};
+use super::{missing_problem, undeclared_references, unlock_command, LoadedProvider, StackCheck};
 use crate::cli::{Settings, StackSettings};
-use crate::error::Result;
+use crate::error::{MissingSetting, Result, UserError};
 use crate::exit_status::ExitStatus;
+use crate::preflight::{Preflight, PreflightInput};
+use crate::pulumi::SecretStore;
 use crate::pulumi::{Backend, ChildEnvironment};
 
 /// `runner validate`: every check a run makes before starting, with no prompt and no change.
@@ -11,9 +13,38 @@ pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus
     for warning in &check.warnings {
         eprintln!("warning: {}: {}", warning.location, warning.message);
     }
-    check.require_complete(&stack.stack)?;
     let environment = ChildEnvironment::build(std::env::vars(), &stack.environment, &settings.root);
-    let references = undeclared_references(&loaded, &Backend::from_environment(&environment), &stack.stack);
+    let backend = Backend::from_environment(&environment);
+    let mut preflight = Preflight::run(&PreflightInput {
+        root: &settings.root,
+        provider: &loaded.provider,
+        projects: loaded.graph.projects().iter().collect(),
+        stack: &stack.stack,
+        environment: &environment,
+        backend: &backend,
+        reports: Vec::new(),
+        unlock_command: unlock_command(&loaded.provider.name, &stack.stack),
+        require_passphrase: false,
+    });
+    let mut missing = check.missing.clone();
+    let passphrase_set = environment.get("PULUMI_CONFIG_PASSPHRASE").is_some()
+        || environment.get("PULUMI_CONFIG_PASSPHRASE_FILE").is_some();
+    if backend.is_local() && !passphrase_set {
+        missing.push(MissingSetting {
+            key: "PULUMI_CONFIG_PASSPHRASE".into(),
+            how_to_set: "the local backend encrypts secrets with a passphrase: set `PULUMI_CONFIG_PASSPHRASE` or `PULUMI_CONFIG_PASSPHRASE_FILE` in `config/pulumi/environment` or the environment".into(),
+        });
+    }
+    missing.extend(missing_secrets(settings, stack, &loaded, &check, &environment, &backend));
+    if preflight.problems.is_empty() && !missing.is_empty() {
+        for note in &preflight.notes {
+            eprintln!("note: {note}");
+        }
+        return Err(UserError::MissingConfig { stack: stack.stack.clone(), missing });
+    }
+    preflight.problems.extend(missing.iter().map(missing_problem));
+    preflight.into_result()?;
+    let references = undeclared_references(&loaded, &backend, &stack.stack);
     for reference in &references {
         eprintln!("warning: {}", reference.message);
     }
@@ -25,4 +56,46 @@ pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus
         loaded.provider.config.len()
     );
     Ok(ExitStatus::Success)
+}
+
+/// Secrets an `up` would ask for: secret configuration keys and project secrets that are not set
+/// and have no variable to take them from.
+fn missing_secrets(
+    settings: &Settings,
+    stack: &StackSettings,
+    loaded: &LoadedProvider,
+    check: &StackCheck,
+    environment: &ChildEnvironment,
+    backend: &Backend,
+) -> Vec<MissingSetting> {
+    let mut problems = Vec::new();
+    let with_env = |env: Option<&str>| env.is_some_and(|name| environment.get(name).is_some());
+    for name in &check.missing_secrets {
+        let key = loaded.provider.config.iter().find(|key| &key.key == name);
+        if !with_env(key.and_then(|key| key.default_env.as_deref())) {
+            problems.push(MissingSetting {
+                key: name.clone(),
+                how_to_set: format!("a secret: run `runner config set --secret {name}` and type the value"),
+            });
+        }
+    }
+    let Ok(Some(store)) = SecretStore::locate(&settings.root, &loaded.provider, &stack.stack, backend, true) else {
+        return problems;
+    };
+    let mut seen = store.keys_set().unwrap_or_default();
+    for project in loaded.graph.projects() {
+        for secret in &project.secrets {
+            if seen.insert(secret.key.clone()) && !with_env(secret.default_env.as_deref()) {
+                let mut how_to_set = format!(
+                    "a secret of project `{}`: run `runner config set --secret {} --project {}` and type the value",
+                    project.path, secret.key, project.path
+                );
+                if let Some(env) = &secret.default_env {
+                    how_to_set.push_str(&format!(", or set `{env}`"));
+                }
+                problems.push(MissingSetting { key: secret.key.clone(), how_to_set });
+            }
+        }
+    }
+    problems
 }

@@ -12,8 +12,12 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         events: &EventSender,
     ) -> Result<(), String> {
         let outputs = self.cli.read_outputs(stack).await?;
-        // Mask what the CLI says is secret; when the event log did not say, mask every output.
-        match secret_outputs {
+        // Mask what the CLI marks secret: the event log, else the CLI asked, else every output.
+        let asked = match secret_outputs {
+            Some(_) => None,
+            None => self.cli.secret_output_names(stack).await,
+        };
+        match secret_outputs.or(asked.as_deref()) {
             Some(names) => {
                 let secret: StackOutputs = outputs
                     .iter()
@@ -27,9 +31,10 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         for hook in &project.on_success {
             events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message: hook.describe() }).await;
             match hook {
-                HookSpec::Kubeconfig { output } => {
-                    let message = self.install_kubeconfig(output, &outputs).await?;
-                    events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
+                HookSpec::Kubeconfig { output, switch_context } => {
+                    for message in self.install_kubeconfig(output, *switch_context, &outputs).await? {
+                        events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
+                    }
                 }
                 HookSpec::Command { argv, timeout } => {
                     hooks::run_command_hook(argv, *timeout, &stack.dir, &self.context.environment, &outputs)
@@ -41,8 +46,14 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         Ok(())
     }
 
-    /// Installs the kubeconfig in stack output `output`; says where.
-    async fn install_kubeconfig(&self, output: &str, outputs: &StackOutputs) -> Result<String, String> {
+    /// Installs the kubeconfig in stack output `output` with care; says where, what was backed
+    /// up and what was replaced.
+    async fn install_kubeconfig(
+        &self,
+        output: &str,
+        switch_context: bool,
+        outputs: &StackOutputs,
+    ) -> Result<Vec<String>, String> {
         let value = outputs
             .get(output)
             .ok_or_else(|| format!("stack output `{output}` does not exist; the kubeconfig hook needs it"))?;
@@ -51,10 +62,14 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         let variable = |key: &str| environment.get(key).filter(|value| !value.is_empty()).cloned();
         let target = hooks::kubeconfig_target(&variable).map_err(|err| format!("kubeconfig hook: {err}"))?;
         let shown = target.display().to_string();
-        let context = tokio::task::spawn_blocking(move || hooks::install_kubeconfig(&target, &kubeconfig))
-            .await
-            .map_err(|err| format!("kubeconfig hook: {err}"))?
-            .map_err(|err| format!("kubeconfig hook: {err}"))?;
-        Ok(format!("kubeconfig context `{context}` installed in `{shown}`"))
+        let installed = tokio::task::spawn_blocking(move || {
+            hooks::install_kubeconfig_with_care(&target, &kubeconfig, switch_context)
+        })
+        .await
+        .map_err(|err| format!("kubeconfig hook: {err}"))?
+        .map_err(|err| format!("kubeconfig hook: {err}"))?;
+        let mut notes = hooks::kubeconfig_notes(&installed);
+        notes.push(format!("kubeconfig context `{}` installed in `{shown}`", installed.context));
+        Ok(notes)
     }
 }

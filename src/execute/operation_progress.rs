@@ -31,4 +31,17 @@ pub struct OperationProgress {
     pub finished: bool,
     /// Stack outputs the CLI marks secret; `None` until the stack's outputs were seen.
     pub secret_outputs: Option<Vec<String>>,
+    /// What the language host wrote to stderr (`info#err` diagnostics): where a program's own
+    /// error is when the CLI reports no `error` diagnostic. Bounded.
+    pub host_stderr: Vec<String>,
+    /// Finished resource steps by kind, counted from the stream: what a killed operation did
+    /// although it never wrote a summary.
+    pub observed: ResourceChanges,
+}
+
+impl OperationProgress {
+    /// The CLI's own summary, else what the stream showed finishing (a killed operation).
+    pub fn changes(&self) -> ResourceChanges {
+        self.summary.unwrap_or(self.observed)
+    }
 }

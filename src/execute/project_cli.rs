@@ -68,6 +68,12 @@ pub trait ProjectCli: Send + Sync + 'static {
     /// Every output, secrets included (in clear: the caller masks them).
     fn read_outputs(&self, stack: &StackTarget) -> impl Future<Output = Result<StackOutputs, String>> + Send;
 
+    /// The outputs the CLI itself marks secret, when the operation's events did not say;
+    /// `None` when it cannot tell (every output is then treated as secret).
+    fn secret_output_names(&self, _stack: &StackTarget) -> impl Future<Output = Option<Vec<String>>> + Send {
+        async { None }
+    }
+
     /// When `project` last succeeded with `operation` on this stack before this run.
     fn last_success(&self, project: &ProjectPath, operation: Operation) -> Option<SystemTime>;
 }

@@ -100,7 +100,7 @@ impl ReportBuilder {
             result,
             started: Some(self.started),
             duration: self.clock.elapsed(),
-            changes: progress.summary.unwrap_or_default(),
+            changes: progress.changes(),
             reason,
             failure,
             attempts: self.attempts,
@@ -177,14 +177,14 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         report.attempts = retries.attempts;
         report.retried = retries.retried;
 
+        // Once the runner signalled the CLI, its exit code proves nothing: a cancelled `destroy`
+        // winds down gracefully and exits 0 with most resources still there.
+        if outcome.cancelled {
+            let reason = Some("cancelled while running".into());
+            return report.finish(ProjectResult::Cancelled, &outcome.progress, reason, outcome.failure.clone());
+        }
         if !outcome.succeeded {
-            let failure = outcome.failure.clone().unwrap_or_default();
-            return if outcome.cancelled {
-                let reason = Some("cancelled while running".into());
-                report.finish(ProjectResult::Cancelled, &outcome.progress, reason, Some(failure))
-            } else {
-                report.failed(&outcome.progress, failure)
-            };
+            return report.failed(&outcome.progress, outcome.failure.clone().unwrap_or_default());
         }
         if operation == Operation::Up && !as_prerequisite {
             if !project.on_success.is_empty() {

@@ -19,6 +19,8 @@ pub struct HistoryRecorder {
     dirty: bool,
     /// The first error writing history, reported once at the end of the run.
     pub error: Option<String>,
+    /// The same, readable by the command after the recorder was handed to the dispatcher.
+    shared_error: std::sync::Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl HistoryRecorder {
@@ -31,7 +33,13 @@ impl HistoryRecorder {
             last_save: None,
             dirty: false,
             error: None,
+            shared_error: Default::default(),
         }
+    }
+
+    /// Where the first history write error will be, once the run is over.
+    pub fn error_handle(&self) -> std::sync::Arc<std::sync::Mutex<Option<String>>> {
+        std::sync::Arc::clone(&self.shared_error)
     }
 
     fn save(&mut self, force: bool) {
@@ -42,11 +50,17 @@ impl HistoryRecorder {
         }
         if let Some(record) = &self.record {
             if let Err(err) = self.store.save(record) {
-                self.error.get_or_insert_with(|| err.to_string());
+                let first = self.error.get_or_insert_with(|| err.to_string()).clone();
+                if let Ok(mut shared) = self.shared_error.lock() {
+                    shared.get_or_insert(first);
+                }
             }
             if let (true, Some(successes)) = (self.successes_changed, &self.successes) {
                 if let Err(err) = self.store.save_success_index(&record.stack, successes) {
-                    self.error.get_or_insert_with(|| err.to_string());
+                    let first = self.error.get_or_insert_with(|| err.to_string()).clone();
+                    if let Ok(mut shared) = self.shared_error.lock() {
+                        shared.get_or_insert(first);
+                    }
                 }
                 self.successes_changed = false;
             }

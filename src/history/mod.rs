@@ -7,5 +7,5 @@ mod success_index;
 pub use history_recorder::HistoryRecorder;
 pub use run_record::{ProjectRecord, ProjectState, RunRecord, RunState};
 pub use run_store::RunStore;
-pub use stack_lock::{LockHolder, StackLock};
+pub use stack_lock::{host_name, process_alive, LockHolder, StackLock};
 pub use success_index::{StackSuccesses, SuccessIndex};

@@ -24,15 +24,25 @@ impl RunStore {
         write_atomically(&self.dir.join(format!("{}.json", record.run_id)), &json)
     }
 
-    /// Every readable run, oldest first. Unreadable files are skipped: history is advisory.
+    /// Every readable run, oldest first. Unreadable files are skipped with a warning (once per
+    /// file): `--resume` must not silently pick an older run.
     pub fn runs(&self) -> Vec<RunRecord> {
         let Ok(entries) = std::fs::read_dir(&self.dir) else { return Vec::new() };
         let mut runs: Vec<RunRecord> = entries
             .filter_map(|entry| entry.ok())
             .map(|entry| entry.path())
             .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
-            .filter_map(|path| std::fs::read(&path).ok())
-            .filter_map(|bytes| serde_json::from_slice(&bytes).ok())
+            .filter_map(|path| match std::fs::read(&path).map(|bytes| serde_json::from_slice::<RunRecord>(&bytes)) {
+                Ok(Ok(run)) => Some(run),
+                Ok(Err(err)) => {
+                    warn_unreadable(&path, &err.to_string());
+                    None
+                }
+                Err(err) => {
+                    warn_unreadable(&path, &err.to_string());
+                    None
+                }
+            })
             .collect();
         runs.sort_by(|a, b| a.started.total_cmp(&b.started).then_with(|| a.run_id.cmp(&b.run_id)));
         runs
@@ -88,6 +98,18 @@ impl RunStore {
             }
         }
         abandoned
+    }
+}
+
+fn warn_unreadable(path: &Path, reason: &str) {
+    static WARNED: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<PathBuf>>> =
+        std::sync::OnceLock::new();
+    let mut warned = WARNED.get_or_init(Default::default).lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if warned.insert(path.to_path_buf()) {
+        eprintln!(
+            "warning: skipped the unreadable run record `{}` ({reason}); move it away to silence this",
+            path.display()
+        );
     }
 }
 

@@ -60,8 +60,11 @@ impl StackLock {
                         std::fs::read(&path).ok().and_then(|bytes| serde_json::from_slice::<LockHolder>(&bytes).ok());
                     match holder {
                         Some(holder) if holder.host == me.host && !process_alive(holder.pid) => {
-                            let _ = std::fs::remove_file(&path);
-                            replaced_stale = Some(holder);
+                            // Two runners may both see the stale lock: only one removes it, and
+                            // only while it is still that stale lock, never the other's new one.
+                            if remove_if_still(&dir, &path, &holder) {
+                                replaced_stale = Some(holder);
+                            }
                         }
                         None if lock_is_old(&path) => {
                             // Unreadable and not just being written: left by a crash mid-write.
@@ -96,6 +99,21 @@ impl Drop for StackLock {
     }
 }
 
+/// Removes `path` if it still names `stale`, under an exclusive `flock` on `.takeover` in `dir`.
+fn remove_if_still(dir: &Path, path: &Path, stale: &LockHolder) -> bool {
+    use std::os::unix::io::AsRawFd;
+    let Ok(guard) = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.join(".takeover"))
+    else {
+        return false;
+    };
+    if unsafe { libc::flock(guard.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return false;
+    }
+    let current = std::fs::read(path).ok().and_then(|bytes| serde_json::from_slice::<LockHolder>(&bytes).ok());
+    // The flock is released when `guard` is dropped.
+    current.as_ref() == Some(stale) && std::fs::remove_file(path).is_ok()
+}
+
 fn lock_is_old(path: &Path) -> bool {
     std::fs::metadata(path)
         .and_then(|meta| meta.modified())
@@ -108,19 +126,31 @@ pub fn host_name() -> String {
     gethostname::gethostname().to_string_lossy().into_owned()
 }
 
-/// Signal 0 checks existence without touching the process; EPERM means it exists.
-pub fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = i32::try_from(pid) else { return false };
-    if pid <= 0 {
-        return false;
-    }
-    let result = unsafe { libc::kill(pid, 0) };
-    result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
+pub use crate::cancel::process_alive;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn concurrent_takeovers_of_a_stale_lock_leave_exactly_one_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let locks = dir.path().join("locks");
+        std::fs::create_dir_all(&locks).unwrap();
+        let stale = LockHolder { pid: 999_999_999, host: host_name(), started: 1, command: "runner up".into() };
+        for _ in 0..20 {
+            std::fs::write(locks.join("dev.lock"), serde_json::to_vec(&stale).unwrap()).unwrap();
+            let state_dir = dir.path().to_path_buf();
+            let racers: Vec<_> = (0..4)
+                .map(|_| {
+                    let state_dir = state_dir.clone();
+                    std::thread::spawn(move || StackLock::acquire(&state_dir, "dev", "runner up", false))
+                })
+                .collect();
+            let results: Vec<_> = racers.into_iter().map(|racer| racer.join().unwrap()).collect();
+            assert_eq!(results.iter().filter(|result| result.is_ok()).count(), 1, "exactly one takes over");
+        }
+    }
 
     #[test]
     fn second_lock_names_the_holder() {

@@ -66,8 +66,12 @@ pub async fn run_command_hook(
     }
     let child =
         command.spawn().map_err(|err| CommandHookError::Spawn { program: program.clone(), reason: err.to_string() })?;
+    let group = super::ProcessGroupGuard::new(child.id());
     let output = match tokio::time::timeout(timeout, child.wait_with_output()).await {
-        Ok(Ok(output)) => output,
+        Ok(Ok(output)) => {
+            group.disarm();
+            output
+        }
         Ok(Err(err)) => return Err(CommandHookError::Spawn { program, reason: err.to_string() }),
         Err(_) => return Err(CommandHookError::Timeout { program, timeout }),
     };
@@ -144,5 +148,25 @@ mod tests {
         let err =
             run_command_hook(&argv, Duration::from_millis(200), Path::new("."), &env(), &outputs()).await.unwrap_err();
         assert!(matches!(err, CommandHookError::Timeout { .. }));
+    }
+
+    #[tokio::test]
+    async fn a_timeout_kills_the_hooks_whole_process_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("grandchild.pid");
+        let script = format!("sleep 300 & echo $! > {}; wait", pid_file.display());
+        let argv = vec!["sh".to_string(), "-c".to_string(), script];
+        let result = run_command_hook(&argv, Duration::from_millis(500), dir.path(), &env(), &outputs()).await;
+        assert!(matches!(result, Err(CommandHookError::Timeout { .. })), "{result:?}");
+        let pid: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while crate::cancel::process_alive(pid) && !zombie(pid) {
+            assert!(std::time::Instant::now() < deadline, "the hook's child {pid} outlived its timeout");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn zombie(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| stat.contains(") Z "))
     }
 }

@@ -147,6 +147,18 @@ pub fn kubeconfig_target(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf
 /// A symlinked target is followed so the link survives; an exclusive `flock` on the folder keeps
 /// concurrent hooks from losing each other's entries.
 pub fn install_kubeconfig(target: &Path, new: &Value) -> Result<String, KubeconfigError> {
+    install_kubeconfig_with_care(target, new, true).map(|installed| installed.context)
+}
+
+/// Merges `new` into `target` with care: a backup of the file before the first change this
+/// process makes to it, a warning for every same-named entry replaced with different content and
+/// every user running an `exec` plugin, and `current-context` kept unless `switch_context`
+/// (or the file had none).
+pub fn install_kubeconfig_with_care(
+    target: &Path,
+    new: &Value,
+    switch_context: bool,
+) -> Result<super::KubeconfigInstall, KubeconfigError> {
     let is_link = std::fs::symlink_metadata(target).is_ok_and(|meta| meta.file_type().is_symlink());
     let target =
         if is_link { std::fs::canonicalize(target).map_err(io("resolve", target))? } else { target.to_path_buf() };
@@ -171,6 +183,8 @@ pub fn install_kubeconfig(target: &Path, new: &Value) -> Result<String, Kubeconf
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
         Err(err) => return Err(io("read", target)(err)),
     };
+    let (new, warnings) = super::review_kubeconfig(existing.as_ref(), new, switch_context);
+    let new = &new;
     let merged = merge_kubeconfig(existing.as_ref(), new).map_err(|err| match err {
         KubeconfigError::Malformed { which: "existing", detail } => {
             KubeconfigError::MalformedFile { path: target.to_path_buf(), detail }
@@ -183,6 +197,7 @@ pub fn install_kubeconfig(target: &Path, new: &Value) -> Result<String, Kubeconf
     // The lock makes this name ours; a leftover from a crashed run with the same pid is stale.
     let temp = dir.join(format!(".{file_name}.runner-{}.tmp", std::process::id()));
     let _ = std::fs::remove_file(&temp);
+    let backup = if existing.as_ref() == Some(&merged) { None } else { super::back_up_once(target)? };
     let written = (|| {
         let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&temp)?;
         file.write_all(text.as_bytes())?;
@@ -194,7 +209,8 @@ pub fn install_kubeconfig(target: &Path, new: &Value) -> Result<String, Kubeconf
         return Err(io("write", target)(err));
     }
     let _ = std::fs::File::open(dir).and_then(|dir| dir.sync_all());
-    Ok(merged["current-context"].as_str().unwrap_or_default().to_owned())
+    let context = merged["current-context"].as_str().unwrap_or_default().to_owned();
+    Ok(super::KubeconfigInstall { context, warnings, backup })
 }
 
 #[cfg(test)]

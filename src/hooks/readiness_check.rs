@@ -62,16 +62,22 @@ pub async fn wait_until_ready(
 async fn attempt(check: &GateCheck, cwd: &Path, env: &BTreeMap<String, String>) -> Result<(), String> {
     match check {
         GateCheck::Command(argv) => {
-            let output = tokio::process::Command::new(&argv[0])
+            let child = tokio::process::Command::new(&argv[0])
                 .args(&argv[1..])
                 .current_dir(cwd)
                 .env_clear()
                 .envs(env)
                 .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .process_group(0)
                 .kill_on_drop(true)
-                .output()
-                .await
+                .spawn()
                 .map_err(|err| format!("cannot run `{}`: {err}", argv[0]))?;
+            // A timed-out attempt is dropped here: the guard kills its whole group.
+            let group = super::ProcessGroupGuard::new(child.id());
+            let output = child.wait_with_output().await.map_err(|err| format!("cannot run `{}`: {err}", argv[0]))?;
+            group.disarm();
             if output.status.success() {
                 return Ok(());
             }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::test_servers::{self, PrivateCa, CHUNKED, HEALTHY};
 use super::{http_get, wait_until_ready};
-use crate::execute::Cancellation;
+use crate::cancel::Cancellation;
 use crate::provider::{GateCheck, ReadinessGate};
 
 #[tokio::test]

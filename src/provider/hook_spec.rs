@@ -6,8 +6,13 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HookSpec {
-    /// Merge the kubeconfig held in stack output `output` into the user's kubeconfig file.
-    Kubeconfig { output: String },
+    /// Merge the kubeconfig held in stack output `output` into the user's kubeconfig file;
+    /// `current-context` changes only with `switch_context` (or when the file had none).
+    Kubeconfig {
+        output: String,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        switch_context: bool,
+    },
     /// Run `argv` (no shell) with the project's outputs in a JSON file and the environment.
     Command {
         argv: Vec<String>,
@@ -19,7 +24,7 @@ pub enum HookSpec {
 impl HookSpec {
     pub fn describe(&self) -> String {
         match self {
-            HookSpec::Kubeconfig { output } => format!("install kubeconfig from output `{output}`"),
+            HookSpec::Kubeconfig { output, .. } => format!("install kubeconfig from output `{output}`"),
             HookSpec::Command { argv, .. } => format!("run `{}`", argv.join(" ")),
         }
     }

@@ -116,7 +116,9 @@ impl ProjectConversion<'_> {
 
     fn hook(&self, path: &ProjectPath, index: usize, hook: Spanned<HookFile>) -> Result<HookSpec> {
         Ok(match hook.into_inner() {
-            HookFile::Kubeconfig(hook) => HookSpec::Kubeconfig { output: hook.output },
+            HookFile::Kubeconfig(hook) => {
+                HookSpec::Kubeconfig { output: hook.output, switch_context: hook.switch_context }
+            }
             HookFile::Command(hook) => {
                 let key = format!("on_success[{index}].command");
                 if hook.argv.get_ref().is_empty() {

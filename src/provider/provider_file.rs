@@ -121,6 +121,9 @@ pub(super) enum HookFile {
 #[serde(deny_unknown_fields)]
 pub(super) struct KubeconfigHookFile {
     pub output: String,
+    /// Make the installed context the current one (never by default).
+    #[serde(default)]
+    pub switch_context: bool,
 }
 
 #[derive(Debug, Deserialize)]

@@ -121,7 +121,7 @@ pub fn parse_event_line(line: &str) -> Option<EngineEvent> {
         if step.metadata.urn.contains("::pulumi:pulumi:Stack::") {
             if let Some(outputs) = step.metadata.new.and_then(|state| state.outputs) {
                 let secret_names =
-                    outputs.into_iter().filter(|(_, value)| value == "[secret]").map(|(name, _)| name).collect();
+                    outputs.into_iter().filter(|(_, value)| is_secret_value(value)).map(|(name, _)| name).collect();
                 return Some(EngineEvent::StackOutputs { secret_names });
             }
         }
@@ -155,6 +155,20 @@ pub fn parse_event_line(line: &str) -> Option<EngineEvent> {
         });
     }
     parsed.cancel.map(|_| EngineEvent::Cancel)
+}
+
+/// Pulumi's signature key marking a serialized secret (`sig.Secret` in its SDK).
+const SECRET_SIGNATURE: &str = "4dabf18193072939515e22adb298388d";
+
+/// Whether a value in the event log is a secret. Pulumi v3.259.0 writes a secret output as an
+/// object `{"<signature>": "1b47...", "ciphertext": "[secret]"}`; older CLIs and `stack output
+/// --json` without `--show-secrets` print the plain string `[secret]`.
+pub fn is_secret_value(value: &Value) -> bool {
+    match value {
+        Value::String(text) => text == "[secret]",
+        Value::Object(object) => object.contains_key(SECRET_SIGNATURE),
+        _ => false,
+    }
 }
 
 /// Removes Pulumi's `<{%fg 1%}>`-style colour markup.
@@ -344,6 +358,34 @@ mod tests {
         let mut progress = OperationProgress::default();
         progress.apply(&EngineEvent::Summary { changes, duration_seconds: None, result: None, is_preview: None });
         assert!(progress.summary.unwrap().total_changed() > 0);
+    }
+
+    #[test]
+    fn secret_outputs_of_the_real_cli_are_recognised() {
+        let progress = read_all("real__up-secret-output.jsonl");
+        assert_eq!(progress.secret_outputs, Some(vec!["token".to_string()]));
+    }
+
+    #[test]
+    fn a_cancelled_destroy_of_the_real_cli_says_succeeded() {
+        // Why the runner cannot trust the summary once it signalled Pulumi.
+        let progress = read_all("real__destroy-cancelled-exit-0.jsonl");
+        assert_eq!(progress.result.as_deref(), Some("succeeded"));
+        assert_eq!(progress.summary.map(|s| s.deleted), Some(9));
+    }
+
+    #[test]
+    fn a_real_program_error_is_the_first_error() {
+        let progress = read_all("real__up-program-error.jsonl");
+        assert!(progress.errors[0].starts_with("Error reading file at path ./missing-file"), "{progress:?}");
+    }
+
+    #[test]
+    fn the_language_hosts_stderr_is_kept_when_there_is_no_error_diagnostic() {
+        let progress = read_all("real__up-language-host-stderr.jsonl");
+        assert!(progress.errors.is_empty());
+        assert_eq!(progress.host_stderr[0], "Error: resource, variable, or config value \"undefined\" not found");
+        assert_eq!(progress.host_stderr.len(), 3);
     }
 
     #[test]

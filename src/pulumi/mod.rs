@@ -1,24 +1,30 @@
+mod ansi_codes;
 mod backend;
 mod child_environment;
 mod encryption_salt;
 mod event_log;
-mod event_log_mask;
-mod failure_summary;
+mod event_log_masking;
+mod failure_diagnostics;
 mod operation_progress;
 mod pulumi_cli;
 mod pulumi_manifest;
 mod pulumi_process;
+mod secret_output_names;
 mod secret_store;
+mod signal_escalation;
 
+pub use ansi_codes::strip_ansi_codes;
 pub use backend::Backend;
 pub use child_environment::{is_secret_name, ChildEnvironment};
 pub use encryption_salt::adopt_encryption_salt;
 pub use event_log::{parse_event_line, strip_color_tags, EngineEvent, EventLogTail};
-pub use event_log_mask::mask_file;
-pub use failure_summary::failure_summary;
+pub use event_log_masking::mask_event_log;
+pub use failure_diagnostics::{failure_diagnostics, failure_summary};
 pub use pulumi_cli::{PulumiCli, PulumiCliContext};
 pub use pulumi_manifest::PulumiManifest;
 pub use pulumi_process::{ExitState, ProcessOutcome, PulumiProcess};
+pub use secret_output_names::secret_output_names;
 pub use secret_store::SecretStore;
+pub use signal_escalation::SignalEscalation;
 // The runner's progress types, which Pulumi's events fill (`operation_progress.rs`).
 pub(crate) use crate::execute::{OperationProgress, ResourceChanges};

@@ -17,15 +17,24 @@ impl ResourceChanges {
     }
 }
 
+/// Enough of the language host's stderr to hold its error; the rest is in the log file.
+const HOST_STDERR_LINES: usize = 40;
+
 impl OperationProgress {
     pub fn apply(&mut self, event: &EngineEvent) {
         match event {
             EngineEvent::ResourcePre { urn, .. } if !is_stack_resource(urn) => self.steps_seen += 1,
-            EngineEvent::ResourceOutputs { urn, .. } if !is_stack_resource(urn) => self.steps_done += 1,
+            EngineEvent::ResourceOutputs { urn, op } if !is_stack_resource(urn) => {
+                self.steps_done += 1;
+                self.observed.add(op, 1);
+            }
             EngineEvent::ResourceFailed { .. } => self.steps_failed += 1,
             EngineEvent::Diagnostic { severity, message, .. } => match severity.as_str() {
                 "error" if !message.is_empty() => self.errors.push(message.clone()),
                 "warning" if !message.is_empty() => self.warnings.push(message.clone()),
+                "info#err" if !message.trim().is_empty() && self.host_stderr.len() < HOST_STDERR_LINES => {
+                    self.host_stderr.push(message.trim_end().to_string())
+                }
                 _ => {}
             },
             EngineEvent::Summary { changes, result, is_preview, .. } => {
@@ -43,4 +52,27 @@ impl OperationProgress {
 /// The stack itself is a resource in the stream; it is not what people count.
 fn is_stack_resource(urn: &str) -> bool {
     urn.contains("::pulumi:pulumi:Stack::")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stream_without_summary_counts_what_finished() {
+        let mut progress = OperationProgress::default();
+        let step = |urn: &str| EngineEvent::ResourceOutputs { urn: urn.into(), op: "create".into() };
+        for _ in 0..3 {
+            progress.apply(&step("urn:pulumi:dev::p::pulumi:index:Stash::x"));
+        }
+        progress.apply(&step("urn:pulumi:dev::p::pulumi:pulumi:Stack::p-dev"));
+        assert_eq!(progress.changes().created, 3, "the stack itself is not counted");
+        progress.apply(&EngineEvent::Summary {
+            changes: ResourceChanges { created: 7, ..Default::default() },
+            duration_seconds: None,
+            result: None,
+            is_preview: None,
+        });
+        assert_eq!(progress.changes().created, 7, "Pulumi's summary wins when there is one");
+    }
 }

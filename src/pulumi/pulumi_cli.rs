@@ -5,8 +5,8 @@ use std::time::SystemTime;
 use tokio::sync::Mutex;
 
 use super::{
-    adopt_encryption_salt, failure_summary, mask_file, Backend, ChildEnvironment, ProcessOutcome, PulumiManifest,
-    PulumiProcess,
+    adopt_encryption_salt, failure_summary, mask_event_log, secret_output_names, Backend, ChildEnvironment,
+    ProcessOutcome, PulumiManifest, PulumiProcess,
 };
 use crate::execute::{
     Cancellation, EventSender, ExecutionEvent, FailureDetail, OperationOutcome, ProjectCli, StackOutputs, StackTarget,
@@ -164,6 +164,7 @@ impl ProjectCli for PulumiCli {
             env: self.context.environment.vars(),
             event_log: None,
             project: &project.path,
+            mask: Some(&self.context.mask),
         }
         .run(events, cancellation)
         .await;
@@ -204,12 +205,18 @@ impl ProjectCli for PulumiCli {
             env: self.context.environment.vars(),
             event_log: Some(event_log.clone()),
             project: &project.path,
+            mask: Some(&self.context.mask),
         }
         .run(events, cancellation)
         .await;
         // Pulumi writes the event log itself: mask it too before it stays under `.runner/`.
         let mask = self.context.mask.clone();
-        let _ = tokio::task::spawn_blocking(move || mask_file(&event_log, &mask)).await;
+        let masked = tokio::task::spawn_blocking(move || mask_event_log(&event_log, &mask))
+            .await
+            .unwrap_or_else(|err| Err(format!("masking the event log stopped: {err}")));
+        if let Err(message) = masked {
+            events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
+        }
         self.outcome(project, operation, process)
     }
 
@@ -229,6 +236,11 @@ impl ProjectCli for PulumiCli {
         }
         serde_json::from_slice(&output.stdout)
             .map_err(|err| format!("`pulumi stack output --json` printed no JSON object: {err}"))
+    }
+
+    async fn secret_output_names(&self, stack: &StackTarget) -> Option<Vec<String>> {
+        let env = self.context.environment.vars();
+        secret_output_names(&self.context.pulumi, &stack.dir, &stack.name, env).await.ok()
     }
 
     fn last_success(&self, project: &ProjectPath, operation: Operation) -> Option<SystemTime> {

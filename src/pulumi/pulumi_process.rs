@@ -10,12 +10,20 @@ use tokio::process::Command;
 use super::{EventLogTail, OperationProgress};
 use crate::execute::{CancelLevel, Cancellation, EventSender, ExecutionEvent, OutputStream};
 use crate::provider::ProjectPath;
+use crate::secrets::SecretMask;
 
 /// Lines kept for the failure summary: the end of the output is where Pulumi explains itself.
 const TAIL_LINES: usize = 25;
-/// Longer output lines are cut into pieces so one huge line cannot fill memory.
+/// Longer output lines are split into pieces (never truncated) so one huge line cannot fill
+/// memory; a piece never ends inside a known secret, so each piece masks on its own.
 const MAX_LINE_BYTES: usize = 16 * 1024;
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
+/// After SIGINT, Pulumi gets this long to cancel its operation and release its lock (the
+/// Automation API waits about 10 s; a cancelled step may still be talking to a cloud API) before
+/// the process group gets SIGTERM...
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(30);
+/// ...and this long after SIGTERM before SIGKILL: nothing is ever waited on forever.
+pub const TERMINATE_GRACE: Duration = Duration::from_secs(10);
 
 /// How a child process ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +72,8 @@ pub struct PulumiProcess<'a> {
     pub env: &'a BTreeMap<String, String>,
     pub event_log: Option<PathBuf>,
     pub project: &'a ProjectPath,
+    /// Known secrets, so a long line is never split inside one.
+    pub mask: Option<&'a SecretMask>,
 }
 
 impl PulumiProcess<'_> {
@@ -99,6 +109,7 @@ impl PulumiProcess<'_> {
                 OutputStream::Stdout,
                 events.clone(),
                 Arc::clone(&tail),
+                self.mask.cloned().unwrap_or_default(),
             ))
         });
         let stderr = child.stderr.take().map(|err| {
@@ -108,6 +119,7 @@ impl PulumiProcess<'_> {
                 OutputStream::Stderr,
                 events.clone(),
                 Arc::clone(&tail),
+                self.mask.cloned().unwrap_or_default(),
             ))
         });
 
@@ -116,6 +128,7 @@ impl PulumiProcess<'_> {
         let mut cancel_changes = cancellation.subscribe();
         let mut signalled = CancelLevel::Running;
         let mut ticker = tokio::time::interval(PROGRESS_INTERVAL);
+        let mut escalation = super::SignalEscalation::new(INTERRUPT_GRACE, TERMINATE_GRACE);
         let status = loop {
             let level = cancellation.level();
             if level > signalled {
@@ -123,8 +136,12 @@ impl PulumiProcess<'_> {
                     let signal = if level == CancelLevel::Kill { libc::SIGKILL } else { libc::SIGINT };
                     // Negative pid: the whole process group, so plugins and language hosts stop too.
                     unsafe { libc::kill(-pid, signal) };
+                    escalation.signalled(signal);
                 }
                 signalled = level;
+            }
+            if let (Some(pid), Some(signal)) = (pid, escalation.due()) {
+                unsafe { libc::kill(-pid, signal) };
             }
             tokio::select! {
                 status = child.wait() => break status,
@@ -168,6 +185,7 @@ async fn forward_lines(
     kind: OutputStream,
     events: EventSender,
     tail: Arc<Mutex<VecDeque<String>>>,
+    mask: SecretMask,
 ) {
     let mut reader = BufReader::with_capacity(64 * 1024, stream);
     let mut line = Vec::with_capacity(256);
@@ -180,11 +198,15 @@ async fn forward_lines(
             Some(at) => (at + 1, true),
             None => (available.len(), false),
         };
-        let room = MAX_LINE_BYTES.saturating_sub(line.len());
-        line.extend_from_slice(&available[..taken.min(room)]);
-        let overflowing = line.len() >= MAX_LINE_BYTES;
+        line.extend_from_slice(&available[..taken]);
         reader.consume(taken);
-        if complete || overflowing {
+        while line.len() > MAX_LINE_BYTES {
+            let cut = crate::secrets::split_point(&mask, &line, MAX_LINE_BYTES);
+            let rest = line.split_off(cut);
+            emit(&mut line, &project, kind, &events, &tail).await;
+            line = rest;
+        }
+        if complete {
             emit(&mut line, &project, kind, &events, &tail).await;
         }
     }
@@ -200,7 +222,8 @@ async fn emit(
     events: &EventSender,
     tail: &Mutex<VecDeque<String>>,
 ) {
-    let text = String::from_utf8_lossy(line).trim_end_matches(['\n', '\r']).to_string();
+    // Colour codes some plugins print whatever `--color` says belong to no log, report or pipe.
+    let text = super::strip_ansi_codes(String::from_utf8_lossy(line).trim_end_matches(['\n', '\r']));
     line.clear();
     if let Ok(mut tail) = tail.lock() {
         if !text.trim().is_empty() {
@@ -211,4 +234,78 @@ async fn emit(
         }
     }
     events.send(ExecutionEvent::ProjectOutput { project: project.clone(), stream, line: text }).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn lines_of(input: Vec<u8>, mask: SecretMask) -> Vec<String> {
+        let (events, mut receiver) = EventSender::channel(1024);
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let project = ProjectPath::new("p");
+        forward_lines(&input[..], project, OutputStream::Stdout, events, tail, mask.clone()).await;
+        let mut lines = Vec::new();
+        while let Ok(event) = receiver.try_recv() {
+            if let ExecutionEvent::ProjectOutput { line, .. } = event {
+                lines.push(line);
+            }
+        }
+        lines
+    }
+
+    #[tokio::test]
+    async fn a_long_line_is_split_whole_and_a_secret_across_the_split_stays_masked() {
+        let secret = "straddling-secret-value";
+        let mut input = "a".repeat(MAX_LINE_BYTES - 5).into_bytes();
+        input.extend_from_slice(secret.as_bytes());
+        input.extend(std::iter::repeat_n(b'b', 3 * MAX_LINE_BYTES));
+        input.extend_from_slice(b"\nnext line\n");
+        let mask = SecretMask::new([secret.to_string()]);
+        let lines = lines_of(input.clone(), mask.clone()).await;
+        assert!(lines.len() >= 5, "{}", lines.len());
+        let joined: String = lines[..lines.len() - 1].concat();
+        assert_eq!(joined.len() + "next line".len() + 2, input.len(), "nothing may be dropped");
+        assert_eq!(lines.last().map(String::as_str), Some("next line"));
+        assert!(lines.iter().all(|piece| !mask.apply(piece).contains("straddling")));
+        assert!(lines.iter().any(|piece| mask.apply(piece).contains("[secret]")));
+    }
+
+    #[tokio::test]
+    async fn colour_codes_never_reach_the_events() {
+        let lines = lines_of(b"\x1b[31merror:\x1b[0m boom\n".to_vec(), SecretMask::default()).await;
+        assert_eq!(lines, vec!["error: boom".to_string()]);
+    }
+
+    /// A process that ignores SIGINT is not waited on forever: SIGTERM follows after the grace.
+    #[tokio::test]
+    async fn a_process_ignoring_sigint_is_terminated_after_the_grace() {
+        let dir = tempfile::tempdir().unwrap();
+        let (events, mut receiver) = EventSender::channel(1024);
+        tokio::spawn(async move { while receiver.recv().await.is_some() {} });
+        let cancellation = Cancellation::new();
+        let stopper = cancellation.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            stopper.escalate(CancelLevel::Graceful);
+        });
+        let env: BTreeMap<String, String> = std::env::vars().collect();
+        let project = ProjectPath::new("stubborn");
+        let started = std::time::Instant::now();
+        let outcome = PulumiProcess {
+            program: Path::new("sh"),
+            // Ignored signals stay ignored across exec: neither sh nor sleep reacts to SIGINT.
+            args: vec!["-c".into(), "trap '' INT; sleep 300".into()],
+            cwd: dir.path(),
+            env: &env,
+            event_log: None,
+            project: &project,
+            mask: None,
+        }
+        .run(&events, &cancellation)
+        .await;
+        assert!(outcome.cancelled);
+        assert_eq!(outcome.exit, ExitState::Signaled(libc::SIGTERM), "{outcome:?}");
+        assert!(started.elapsed() >= INTERRUPT_GRACE, "SIGTERM only after the grace");
+    }
 }

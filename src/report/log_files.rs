@@ -28,7 +28,11 @@ impl LogFiles {
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent).ok()?;
             }
-            let file = std::fs::OpenOptions::new().create(true).append(true).open(&path).ok()?;
+            // 0600 like every other record under `.runner/`: output may name internal hosts.
+            let file =
+                std::os::unix::fs::OpenOptionsExt::mode(std::fs::OpenOptions::new().create(true).append(true), 0o600)
+                    .open(&path)
+                    .ok()?;
             self.open.insert(project.clone(), BufWriter::new(file));
         }
         self.open.get_mut(project)

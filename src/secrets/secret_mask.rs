@@ -66,6 +66,11 @@ impl SecretMask {
         out
     }
 
+    /// Every value masked, longest first.
+    pub fn values(&self) -> Vec<String> {
+        self.values.read().map(|values| values.clone()).unwrap_or_default()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.values.read().map(|values| values.is_empty()).unwrap_or(true)
     }

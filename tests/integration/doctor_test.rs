@@ -48,3 +48,26 @@ fn completions_need_no_repository() {
         assert!(String::from_utf8_lossy(&output.stdout).contains("runner"), "{shell}");
     }
 }
+
+/// `projects/mara` ships only manifests: doctor says so, and names the missing credentials.
+#[test]
+fn doctor_names_manifests_without_programs_and_missing_cloud_credentials() {
+    let mut workspace = Workspace::new();
+    let repository = crate::support::repository();
+    crate::support::copy_tree(&repository.join("providers"), &workspace.path("providers"));
+    crate::support::copy_tree(&repository.join("projects/mara"), &workspace.path("projects/mara"));
+    workspace.env_file("PULUMI_CONFIG_PASSPHRASE=doctor-test\n");
+    workspace.set_env("PATH", path_with(&real_pulumi_dir()));
+    let output = workspace
+        .command(&["doctor", "--provider", "aws"])
+        .env_remove("AWS_ACCESS_KEY_ID")
+        .env_remove("AWS_PROFILE")
+        .env_remove("AWS_WEB_IDENTITY_TOKEN_FILE")
+        .env("HOME", workspace.path("home"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{stdout}");
+    assert!(stdout.contains("problem  programs") && stdout.contains("no program for runtime `python`"), "{stdout}");
+    assert!(stdout.contains("problem  cloud credentials") && stdout.contains("`AWS_PROFILE`"), "{stdout}");
+}

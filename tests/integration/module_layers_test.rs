@@ -22,6 +22,7 @@ const LAYERS: &[&str] = &[
     "history",
     "pulumi",
     "prompt",
+    "preflight",
     "cli",
     "commands",
 ];

@@ -84,7 +84,14 @@ fn ci_with_an_incomplete_configuration_lists_everything_and_writes_nothing() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
-    for expected in ["`PULUMI_CONFIG_PASSPHRASE`", "`local:owner`", "or set `LOCAL_OWNER`", "`local:cluster_token`", "pulumi config set --secret local:cluster_token --stack organization/local-network/dev --cwd projects/local/infrastructure/network", "or set `LOCAL_CLUSTER_TOKEN`"] {
+    for expected in [
+        "`PULUMI_CONFIG_PASSPHRASE`",
+        "`local:owner`",
+        "or set `LOCAL_OWNER`",
+        "`local:cluster_token`",
+        "runner config set --secret local:cluster_token --provider strict --stack dev --project infrastructure/cluster",
+        "or set `LOCAL_CLUSTER_TOKEN`",
+    ] {
         assert!(stderr.contains(expected), "missing {expected:?} in:\n{stderr}");
     }
     assert_eq!(workspace.listing(), before, "nothing may be written");
@@ -145,4 +152,63 @@ secrets = [{ key = "prometheus:adminpass", prompt = "Prometheus admin password",
     // A second up finds it set and stores nothing again.
     workspace.run(&["up", "--provider", "mara-like", "--stack", "dev", "--non-interactive"]).expect_code(0);
     assert_eq!(std::fs::read_to_string(workspace.path("projects/kubernetes/secrets/Pulumi.dev.yaml")).unwrap(), own);
+}
+
+/// The command printed for a missing secret works exactly as printed (the old hint, a bare
+/// `pulumi config set`, lacked the backend URL the runner injects and named no existing stack).
+#[test]
+fn the_printed_secret_hint_runs_verbatim_and_the_run_then_proceeds() {
+    let workspace = local_workspace(
+        "PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=hint-passphrase-1234\nKUBECONFIG=.runner/kube/config\n",
+    );
+    let output = workspace
+        .command(&[
+            "up",
+            "--provider",
+            "local",
+            "--stack",
+            "dev",
+            "--only",
+            "infrastructure/cluster",
+            "--with-dependencies",
+        ])
+        .env("CI", "true")
+        .env_remove("LOCAL_CLUSTER_TOKEN")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let hint = stderr
+        .split('`')
+        .find(|part| part.starts_with("runner config set"))
+        .unwrap_or_else(|| panic!("no `runner config set` hint in:\n{stderr}"))
+        .to_string();
+    let args: Vec<&str> = hint.split_whitespace().skip(1).collect();
+    let mut set = workspace.std_command(&args);
+    set.env_remove("LOCAL_CLUSTER_TOKEN")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = set.spawn().unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), b"hint-token-5678\n").unwrap();
+    let done = child.wait_with_output().unwrap();
+    assert_eq!(done.status.code(), Some(0), "`{hint}` failed:\n{}", String::from_utf8_lossy(&done.stderr));
+    let stack = std::fs::read_to_string(workspace.path("config/pulumi/Pulumi.dev.yaml")).unwrap();
+    assert!(stack.contains("local:cluster_token") && !stack.contains("hint-token-5678"), "{stack}");
+    let output = workspace
+        .command(&[
+            "up",
+            "--provider",
+            "local",
+            "--stack",
+            "dev",
+            "--only",
+            "infrastructure/cluster",
+            "--with-dependencies",
+        ])
+        .env("CI", "true")
+        .env_remove("LOCAL_CLUSTER_TOKEN")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
 }

@@ -318,7 +318,7 @@ fn a_second_ctrl_c_kills_and_names_the_stacks_left_locked() {
     assert!(stderr.contains("killing running projects"), "{stderr}");
     assert!(
         stderr.contains("stack `organization/c/dev` may still be locked")
-            && stderr.contains("pulumi cancel --stack organization/c/dev --yes"),
+            && stderr.contains("run `runner unlock --provider demo --stack dev`"),
         "{stderr}"
     );
     assert!(

@@ -7,6 +7,8 @@ const PASSPHRASE: &str = "canary-passphrase-AAAA";
 const CLUSTER_TOKEN: &str = "canary-token-BBBB";
 const NAMED_TOKEN: &str = "canary-apitoken-CCCC";
 const DECLARED: &str = "canary-declared-DDDD";
+/// Secret only because the program marks it `fn::secret`: no variable name gives it away.
+const OUTPUT: &str = "canary-output-EEEE";
 
 #[test]
 fn no_secret_leaks_through_up_failure_refresh_and_destroy() {
@@ -19,7 +21,13 @@ fn no_secret_leaks_through_up_failure_refresh_and_destroy() {
     workspace.provider("local", &local);
     // The same projects plus one whose program fails with every secret in its error message.
     let leaky = "\n[[project]]\npath = \"infrastructure/leaky\"\nphase = \"infrastructure\"\n";
-    workspace.provider("canary", &format!("{local}{leaky}"));
+    // ...and one whose `fn::secret` output is printed by a failing command hook.
+    let hooked = "\n[[project]]\npath = \"infrastructure/hooked\"\nphase = \"infrastructure\"\non_success = [{ command = { argv = [\"sh\", \"-c\", \"echo \\\"token is $RUNNER_OUTPUT_TOKEN\\\"; echo \\\"token is $RUNNER_OUTPUT_TOKEN\\\" >&2; exit 3\"] } }]\n";
+    workspace.provider("canary", &format!("{local}{leaky}{hooked}"));
+    workspace.file(
+        "projects/local/infrastructure/hooked/Pulumi.yaml",
+        format!("name: local-hooked\nruntime: yaml\nstackConfigDir: ../../../../config/pulumi\noutputs:\n  plain: visible\n  token:\n    fn::secret: {OUTPUT}\n"),
+    );
     workspace.file(
         "projects/local/infrastructure/leaky/Pulumi.yaml",
         format!("name: local-leaky\nruntime: yaml\nstackConfigDir: ../../../../config/pulumi\nvariables:\n  broken:\n    fn::readFile: ./missing-{PASSPHRASE}-{CLUSTER_TOKEN}-{NAMED_TOKEN}-{DECLARED}\noutputs:\n  value: ${{broken}}\n"),
@@ -54,7 +62,8 @@ fn no_secret_leaks_through_up_failure_refresh_and_destroy() {
     assert!(printed.contains("[secret]"), "the failing run must have masked something:\n{printed}");
 
     let mut leaks = Vec::new();
-    for secret in [PASSPHRASE, CLUSTER_TOKEN, NAMED_TOKEN, DECLARED] {
+    assert!(printed.contains("token is [secret]"), "the failing hook's message must be shown, masked:\n{printed}");
+    for secret in [PASSPHRASE, CLUSTER_TOKEN, NAMED_TOKEN, DECLARED, OUTPUT] {
         if printed.contains(secret) {
             leaks.push(format!("{secret} in the output"));
         }

@@ -1,11 +1,24 @@
 //! `runner show` on the shipped providers, in every format.
 
-use crate::support::repository;
+use crate::support::{copy_tree, repository};
+
+/// Hermetic: a copy of the shipped providers and projects, never the working tree itself
+/// (`scripts/setup.sh` writes configuration and state there).
+fn shipped() -> &'static std::path::Path {
+    static COPY: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    COPY.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        copy_tree(&repository().join("providers"), &dir.path().join("providers"));
+        copy_tree(&repository().join("projects"), &dir.path().join("projects"));
+        dir
+    })
+    .path()
+}
 
 fn show(provider: &str, extra: &[&str]) -> (i32, String, String) {
     let output = assert_cmd::Command::cargo_bin("runner")
         .unwrap()
-        .current_dir(repository())
+        .current_dir(shipped())
         .env("NO_COLOR", "1")
         .args(["show", "--provider", provider])
         .args(extra)
@@ -85,7 +98,7 @@ fn tree_marks_parallel_waves_and_phases() {
 #[test]
 fn providers_lists_every_provider() {
     let output =
-        assert_cmd::Command::cargo_bin("runner").unwrap().current_dir(repository()).arg("providers").output().unwrap();
+        assert_cmd::Command::cargo_bin("runner").unwrap().current_dir(shipped()).arg("providers").output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     for provider in ["aws", "digitalocean", "linode", "local"] {
         assert!(stdout.lines().any(|line| line.starts_with(provider)), "{stdout}");

@@ -14,7 +14,7 @@ phase = "infrastructure"
 #[test]
 fn validate_accepts_a_good_setup_and_changes_nothing() {
     let workspace = Workspace::new();
-    workspace.provider("demo", PROVIDER).project("a").env_file("PULUMI_STACK=dev\n");
+    workspace.provider("demo", PROVIDER).project("a").env_file("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=validate\n");
     let before = workspace.listing();
     let output = workspace.run(&["validate", "--provider", "demo"]);
     output.expect_code(0);
@@ -25,7 +25,11 @@ fn validate_accepts_a_good_setup_and_changes_nothing() {
 #[test]
 fn validate_warns_about_version_floats() {
     let workspace = Workspace::new();
-    workspace.provider("demo", PROVIDER).project("a").stack_file("dev", "config:\n  eks:k8s_version: 1.20\n");
+    workspace
+        .provider("demo", PROVIDER)
+        .project("a")
+        .stack_file("dev", "config:\n  eks:k8s_version: 1.20\n")
+        .env_file("PULUMI_CONFIG_PASSPHRASE=validate\n");
     let output = workspace.run(&["validate", "--provider", "demo", "--stack", "dev"]);
     output
         .expect_code(0)
@@ -40,12 +44,11 @@ fn mara_files_load_as_they_are() {
     let example =
         std::fs::read_to_string(crate::support::repository().join("tests/fixtures/mara/Pulumi.stackname.yaml.example"))
             .unwrap();
-    workspace.stack_file("dev", &example).env_file(
-        &std::fs::read_to_string(
-            crate::support::repository().join("tests/fixtures/mara/environment/edge-configparser-syntax.environment"),
-        )
-        .unwrap(),
-    );
+    let environment = std::fs::read_to_string(
+        crate::support::repository().join("tests/fixtures/mara/environment/edge-configparser-syntax.environment"),
+    )
+    .unwrap();
+    workspace.stack_file("dev", &example).env_file(&format!("{environment}\nPULUMI_CONFIG_PASSPHRASE=validate\n"));
     workspace.run(&["validate", "--provider", "demo", "--stack", "foo"]).expect_code(0);
 }
 
@@ -82,6 +85,7 @@ fn validate_warns_about_stack_references_without_a_dependency() {
             "name: cluster\nruntime: yaml\nresources:\n  net:\n    type: pulumi:pulumi:StackReference\n    properties:\n      name: organization/network/${pulumi.stack}\n",
         )
         .file("projects/app/Pulumi.yaml", "name: app\nruntime: yaml\n")
+        .env_file("PULUMI_CONFIG_PASSPHRASE=validate\n")
         // The deployed state of `app` read `network` (the program no longer says so).
         .file(
             ".runner/backend/.pulumi/stacks/app/dev.json",
@@ -95,18 +99,43 @@ fn validate_warns_about_stack_references_without_a_dependency() {
     output.expect_stderr_contains("`app` reads stack `organization/network/dev` (project `network`) through a StackReference in its deployed state");
 }
 
+/// Hermetic: a copy of the shipped provider and projects, never the working tree's own
+/// `config/pulumi/` (which `scripts/setup.sh` writes).
 #[test]
 fn the_shipped_local_provider_declares_every_reference() {
-    let output = assert_cmd::Command::cargo_bin("runner")
-        .unwrap()
-        .current_dir(crate::support::repository())
-        .args(["validate", "--provider", "local", "--stack", "lint"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0));
-    assert!(
-        !String::from_utf8_lossy(&output.stderr).contains("StackReference"),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let workspace = Workspace::new();
+    let repository = crate::support::repository();
+    crate::support::copy_tree(&repository.join("providers"), &workspace.path("providers"));
+    crate::support::copy_tree(&repository.join("projects/local"), &workspace.path("projects/local"));
+    workspace.env_file("PULUMI_STACK=lint\nPULUMI_CONFIG_PASSPHRASE=validate\nLOCAL_CLUSTER_TOKEN=validate-token\n");
+    let output = workspace.run(&["validate", "--provider", "local", "--stack", "lint"]);
+    output.expect_code(0);
+    assert!(!output.stderr().contains("StackReference"), "{}", output.stderr());
+}
+
+/// Everything `up` would stumble on is found by `validate`, all at once, with exit 2.
+#[test]
+fn validate_lists_every_problem_a_run_would_hit() {
+    let workspace = Workspace::new();
+    workspace
+        .provider(
+            "broken",
+            "[[project]]\npath = \"good\"\nphase = \"infrastructure\"\n\n[[project]]\npath = \"unparsable\"\nphase = \"infrastructure\"\ndepends_on = [\"good\"]\n\n[[project]]\npath = \"manifest-only\"\nphase = \"infrastructure\"\nsecrets = [{ key = \"app:token\", prompt = \"token\" }]\n",
+        )
+        .provider("empty", "description = \"nothing\"\n")
+        .project("good")
+        .file("projects/unparsable/Pulumi.yaml", "name: [unclosed\nruntime: yaml\n")
+        .file("projects/manifest-only/Pulumi.yaml", "name: vpc\nruntime: python\n");
+    let output = workspace.run(&["validate", "--provider", "broken", "--stack", "dev"]);
+    output
+        .expect_code(2)
+        .expect_stderr_contains("PULUMI_CONFIG_PASSPHRASE")
+        .expect_stderr_contains("project `unparsable`: `")
+        .expect_stderr_contains("project `manifest-only`: no program for runtime `python`")
+        .expect_stderr_contains("missing `app:token`: a secret of project `manifest-only`")
+        .expect_stderr_contains("no environment file");
+    workspace
+        .run(&["validate", "--provider", "empty", "--stack", "dev"])
+        .expect_code(2)
+        .expect_stderr_contains("declares no project");
 }

@@ -1,0 +1,103 @@
+use std::io::IsTerminal;
+
+use super::LoadedProvider;
+use crate::cli::{ConfigSetSettings, Settings};
+use crate::config::{add_stack_config_values, StackConfig};
+use crate::error::{Result, UserError};
+use crate::exit_status::ExitStatus;
+use crate::provider::ProjectPath;
+use crate::pulumi::SecretStore;
+use crate::pulumi::{Backend, ChildEnvironment};
+
+/// `runner config set`: writes one value where a run reads it, with the backend, passphrase and
+/// config file the runner itself would use, so the command works exactly as printed in hints.
+pub fn config_set(settings: &Settings, request: &ConfigSetSettings) -> Result<ExitStatus> {
+    let loaded = LoadedProvider::load(settings, &request.stack.provider)?;
+    if let Some(project) = &request.project {
+        if loaded.graph.node_of(&ProjectPath::new(project)).is_none() {
+            return Err(UserError::Usage(format!(
+                "unknown project `{project}` in provider `{}`",
+                loaded.provider.name
+            )));
+        }
+    }
+    let value = match &request.value {
+        Some(_) if request.secret => {
+            return Err(UserError::Usage(
+                "a secret is read from stdin, never from the command line: drop the value".into(),
+            ))
+        }
+        Some(value) => value.clone(),
+        None => read_value(&request.key, request.secret)?,
+    };
+    let stack = &request.stack.stack;
+    if !request.secret {
+        let path = settings.root.stack_config_file(stack);
+        let existing = std::fs::read_to_string(&path).ok();
+        if existing.as_deref().is_some_and(|text| !text.trim().is_empty()) {
+            let config = StackConfig::load(&path)?;
+            if config.contains(&request.key) {
+                return Err(UserError::Usage(format!(
+                    "`{}` is already set in `{}`: edit it there",
+                    request.key,
+                    path.display()
+                )));
+            }
+        }
+        add_stack_config_values(&path, existing.as_deref(), &[(request.key.clone(), value)])?;
+        println!("`{}` set in `{}`", request.key, path.display());
+        return Ok(ExitStatus::Success);
+    }
+    let environment = ChildEnvironment::build(std::env::vars(), &request.stack.environment, &settings.root);
+    let backend = Backend::from_environment(&environment);
+    if backend.is_local()
+        && environment.get("PULUMI_CONFIG_PASSPHRASE").is_none()
+        && environment.get("PULUMI_CONFIG_PASSPHRASE_FILE").is_none()
+    {
+        return Err(UserError::Usage(
+            "the local backend needs `PULUMI_CONFIG_PASSPHRASE` (or `_FILE`) to encrypt the secret: set it in `config/pulumi/environment` or the environment".into(),
+        ));
+    }
+    if let Some(dir) = backend.local_dir() {
+        std::fs::create_dir_all(dir)
+            .map_err(|err| UserError::Unwritable { path: dir.to_path_buf(), reason: err.to_string() })?;
+    }
+    let store = SecretStore::locate(&settings.root, &loaded.provider, stack, &backend, request.project.is_some())?
+        .ok_or_else(|| {
+            UserError::Usage(format!("provider `{}` has no project to keep secrets in", loaded.provider.name))
+        })?;
+    let path = environment.get("PATH").map(str::to_string).unwrap_or_default();
+    let pulumi = which::which_in("pulumi", Some(path), std::env::current_dir().unwrap_or_default()).map_err(|_| {
+        UserError::ProgramMissing {
+            program: "pulumi".into(),
+            hint: "run `scripts/install-pulumi.sh` and put the folder it prints on PATH".into(),
+        }
+    })?;
+    let mask = crate::secrets::SecretMask::new([value.clone()]);
+    store.store(&pulumi, &environment, &backend, &request.key, &value).map_err(|err| match err {
+        UserError::Internal(message) => UserError::Internal(mask.apply(&message)),
+        other => other,
+    })?;
+    println!("secret `{}` stored encrypted for stack `{stack}`", request.key);
+    Ok(ExitStatus::Success)
+}
+
+/// One line from stdin; in a terminal, asked for (without echo for a secret).
+fn read_value(key: &str, secret: bool) -> Result<String> {
+    if std::io::stdin().is_terminal() {
+        let prompt = format!("Value of `{key}`");
+        let answer = if secret {
+            dialoguer::Password::new().with_prompt(prompt).interact()
+        } else {
+            dialoguer::Input::<String>::new().with_prompt(prompt).interact_text()
+        };
+        return answer.map_err(|err| UserError::Usage(format!("cannot read the value: {err}")));
+    }
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line).map_err(|err| UserError::Usage(format!("cannot read stdin: {err}")))?;
+    let value = line.trim_end_matches(['\n', '\r']).to_string();
+    if value.is_empty() {
+        return Err(UserError::Usage(format!("no value for `{key}` on stdin")));
+    }
+    Ok(value)
+}

@@ -1,0 +1,134 @@
+//! One preflight, run by `validate` and by every operation before the first project starts:
+//! every problem found at once, nothing run, exit 2.
+
+use std::path::{Path, PathBuf};
+
+use super::{abandoned_pulumi_locks, probe_writable, program_problem};
+use crate::config::RepositoryRoot;
+use crate::error::UserError;
+use crate::provider::{Project, Provider};
+use crate::pulumi::{Backend, ChildEnvironment, PulumiManifest};
+
+/// What the preflight looks at.
+pub struct PreflightInput<'a> {
+    pub root: &'a RepositoryRoot,
+    pub provider: &'a Provider,
+    /// The projects that would run.
+    pub projects: Vec<&'a Project>,
+    pub stack: &'a str,
+    pub environment: &'a ChildEnvironment,
+    pub backend: &'a Backend,
+    /// `--report` files.
+    pub reports: Vec<PathBuf>,
+    /// The exact `runner` command that removes abandoned Pulumi locks, for the hint.
+    pub unlock_command: String,
+    /// Also ask for the passphrase of a passphrase backend (`validate`; a run asks in a terminal).
+    pub require_passphrase: bool,
+}
+
+/// The problems (each stops the run) and notes (said once, never stop it) of a preflight.
+#[derive(Debug, Default)]
+pub struct Preflight {
+    pub problems: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+impl Preflight {
+    pub fn run(input: &PreflightInput) -> Self {
+        let mut preflight = Preflight::default();
+        preflight.check_environment_file(input.root);
+        if input.require_passphrase {
+            preflight.check_passphrase(input.environment, input.backend);
+        }
+        if input.provider.projects.is_empty() {
+            preflight.problems.push(format!(
+                "provider `{}` (`{}`) declares no project: there is nothing to run",
+                input.provider.name,
+                input.provider.file.display()
+            ));
+        }
+        for project in &input.projects {
+            preflight.check_project(input, project);
+        }
+        let state_dir = input.root.state_dir();
+        for dir in [state_dir.join("history"), state_dir.join("logs"), state_dir.join("locks")] {
+            if let Err(reason) = probe_writable(&dir) {
+                preflight.problems.push(format!("cannot write `{}`: {reason}", dir.display()));
+            }
+        }
+        for report in &input.reports {
+            preflight.check_report_path(report);
+        }
+        preflight
+    }
+
+    /// `Err` with every problem when there is any; notes go to stderr either way.
+    pub fn into_result(self) -> Result<(), UserError> {
+        for note in &self.notes {
+            eprintln!("note: {note}");
+        }
+        if self.problems.is_empty() {
+            Ok(())
+        } else {
+            Err(UserError::PreflightFailed { problems: self.problems })
+        }
+    }
+
+    fn check_environment_file(&mut self, root: &RepositoryRoot) {
+        let file = root.environment_file();
+        if !file.exists() {
+            let shown = file.strip_prefix(root.path()).unwrap_or(&file).display().to_string();
+            self.notes.push(format!(
+                "no environment file `{shown}`: only the process environment is used (copy `{shown}.example` to start one)"
+            ));
+        }
+    }
+
+    fn check_passphrase(&mut self, environment: &ChildEnvironment, backend: &Backend) {
+        let passphrase_set = environment.get("PULUMI_CONFIG_PASSPHRASE").is_some()
+            || environment.get("PULUMI_CONFIG_PASSPHRASE_FILE").is_some();
+        if backend.is_local() && !passphrase_set {
+            self.problems.push(format!(
+                "the backend `{}` encrypts secrets with a passphrase, but neither `PULUMI_CONFIG_PASSPHRASE` nor `PULUMI_CONFIG_PASSPHRASE_FILE` is set (environment file or process environment)",
+                backend.url
+            ));
+        }
+    }
+
+    fn check_project(&mut self, input: &PreflightInput, project: &Project) {
+        let dir = input.provider.dir_of(project);
+        let manifest = match PulumiManifest::load(&dir) {
+            Ok(manifest) => manifest,
+            Err(message) => {
+                self.problems.push(format!("project `{}`: {message}", project.path));
+                return;
+            }
+        };
+        if let Some(problem) = program_problem(&dir, &manifest.runtime) {
+            self.problems.push(format!("project `{}`: {problem}", project.path));
+        }
+        for lock in abandoned_pulumi_locks(input.backend, &manifest.name, input.stack) {
+            self.problems.push(format!(
+                "stack `{}` is locked by `pulumi` pid {} that is gone from this host (since {}); run `{}` to remove the lock",
+                input.backend.qualified_stack(&manifest.name, input.stack),
+                lock.pid,
+                lock.timestamp,
+                input.unlock_command
+            ));
+        }
+    }
+
+    fn check_report_path(&mut self, report: &Path) {
+        if report.is_dir() {
+            self.problems.push(format!("report path `{}` is a folder, not a file", report.display()));
+            return;
+        }
+        let dir = match report.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        if let Err(reason) = probe_writable(dir) {
+            self.problems.push(format!("cannot write the report `{}`: {reason}", report.display()));
+        }
+    }
+}

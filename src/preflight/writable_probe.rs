@@ -1,0 +1,44 @@
+//! Finds out before a run whether a folder can be written, by writing to it.
+
+use std::path::Path;
+
+/// Writes then removes a probe file in `dir`, or in its nearest existing ancestor when it does
+/// not exist yet (nothing is created): a read-only or full filesystem, or a file in the way, is
+/// found before any project runs, not after. `Err` says why.
+pub fn probe_writable(dir: &Path) -> Result<(), String> {
+    let mut existing = dir;
+    while !existing.exists() {
+        existing = match existing.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+    }
+    if !existing.is_dir() {
+        return Err(format!("`{}` is not a folder", existing.display()));
+    }
+    let mut probe =
+        tempfile::Builder::new().prefix(".runner-probe-").tempfile_in(existing).map_err(|err| err.to_string())?;
+    std::io::Write::write_all(&mut probe, b"probe").map_err(|err| err.to_string())?;
+    probe.as_file().sync_all().map_err(|err| err.to_string())?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_writable_folder_passes_and_keeps_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        probe_writable(&dir.path().join("state/history")).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing is created");
+    }
+
+    #[test]
+    fn a_file_in_the_way_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("history"), "not a folder").unwrap();
+        assert!(probe_writable(&dir.path().join("history")).is_err());
+        assert!(probe_writable(&dir.path().join("history/inner")).is_err());
+    }
+}

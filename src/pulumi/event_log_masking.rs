@@ -1,0 +1,69 @@
+//! The event log Pulumi writes itself is masked before it stays under `.runner/`; when that
+//! fails, the unmasked file is removed rather than kept.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+use crate::secrets::SecretMask;
+
+/// Rewrites `path` line by line with every known secret masked (atomically, bounded memory).
+/// On failure the unmasked file is removed and the returned message says so.
+pub fn mask_event_log(path: &Path, mask: &SecretMask) -> Result<(), String> {
+    let Some(dir) = path.parent() else { return Ok(()) };
+    mask_event_log_via(path, mask, dir)
+}
+
+fn mask_event_log_via(path: &Path, mask: &SecretMask, temp_dir: &Path) -> Result<(), String> {
+    if mask.is_empty() || !path.exists() {
+        return Ok(());
+    }
+    let result = rewrite_masked(path, mask, temp_dir);
+    result.map_err(|err| {
+        let removed = match std::fs::remove_file(path) {
+            Ok(()) => "it was removed, since it may hold secrets".to_string(),
+            Err(remove) => format!("removing it failed too ({remove}): delete it by hand, it may hold secrets"),
+        };
+        format!("could not mask the event log `{}` ({err}); {removed}", path.display())
+    })
+}
+
+fn rewrite_masked(path: &Path, mask: &SecretMask, temp_dir: &Path) -> std::io::Result<()> {
+    let file = std::fs::File::open(path)?;
+    let mut masked = tempfile::NamedTempFile::new_in(temp_dir)?;
+    let mut reader = std::io::BufReader::new(file);
+    let mut line = Vec::new();
+    while reader.read_until(b'\n', &mut line)? > 0 {
+        let text = String::from_utf8_lossy(&line);
+        masked.write_all(mask.apply(&text).as_bytes())?;
+        line.clear();
+    }
+    masked.as_file().sync_all()?;
+    masked.persist(path).map_err(|err| err.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_masked_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.events.jsonl");
+        std::fs::write(&path, "{\"message\":\"token hunter2-secret\"}\n").unwrap();
+        mask_event_log(&path, &SecretMask::new(["hunter2-secret".to_string()])).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"message\":\"token [secret]\"}\n");
+    }
+
+    #[test]
+    fn a_failed_masking_removes_the_unmasked_file_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.events.jsonl");
+        std::fs::write(&path, "hunter2-secret\n").unwrap();
+        let error =
+            mask_event_log_via(&path, &SecretMask::new(["hunter2-secret".to_string()]), &dir.path().join("gone"))
+                .unwrap_err();
+        assert!(!path.exists(), "the unmasked file must not stay");
+        assert!(error.contains("it was removed"), "{error}");
+    }
+}
