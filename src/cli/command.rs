@@ -49,6 +49,9 @@ impl Command {
             CommandArguments::History(history) => Command::History(HistorySettings::from_arguments(history)),
             CommandArguments::Doctor(doctor) => Command::Doctor(ProviderSettings::from_arguments(doctor.provider)),
             CommandArguments::Completions(completions) => Command::Completions(completions.shell),
+            CommandArguments::Timeline(_) => {
+                return Err(crate::error::UserError::Usage("`timeline` is being built".into()))
+            }
         };
         Ok((Settings { root, style: OutputStyle::detect() }, command))
     }

@@ -11,7 +11,7 @@ use crate::execute::{Cancellation, EventSender, ExecutionEvent, Executor, Projec
 use crate::exit_status::ExitStatus;
 use crate::graph::NodeIndex;
 use crate::history::{HistoryRecorder, RunStore, StackLock};
-use crate::plan::{closure, ExecutionPlan, Operation};
+use crate::plan::{closure, Operation};
 use crate::provider::ProjectPath;
 use crate::pulumi::{Backend, ChildEnvironment, PulumiJob, PulumiJobContext, PulumiManifest};
 use crate::report::{self, LogFiles, PlainReporter, Reporter, RunSummary, TerminalReporter};
@@ -33,7 +33,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let selected = select_projects(run, &loaded, &store)?;
     let pending = gather_configuration(settings, run, &loaded, &check, &environment, &backend, &selected)?;
     let pulumi = find_pulumi(&environment)?;
-    let plan = ExecutionPlan::new(&loaded.graph, run.operation, &selected);
+    let plan = super::planned(settings, &loaded, run.operation, &selected, Some(&run.stack.stack), &run.pools)?;
     if !run.targets.is_empty() && plan.len() != 1 {
         return Err(UserError::Usage(format!(
             "`--target` applies to one project, but {} are selected: add `--only PROJECT`",

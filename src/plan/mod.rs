@@ -1,8 +1,12 @@
+mod cluster_rule;
+mod critical_path;
 mod execution_plan;
 mod operation;
+mod plan_dag;
 mod selection;
 
-pub use execution_plan::{start_priority, ExecutionPlan, PlanStep};
+pub use critical_path::CriticalPath;
+pub use execution_plan::{start_priority, BarrierReason, ExecutionPlan, PhaseBarrier, PlanStep};
 pub use operation::Operation;
 pub use selection::{closure, Selection};
 

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use super::provider_file::{line_at, HookFile, ProjectFile, ProviderFile};
 use super::{
-    ConfigKey, GateCheck, HookSpec, Prerequisite, Project, ProjectPath, Provider, ReadinessGate, RetryPolicy,
+    ConfigKey, GateCheck, HookSpec, Phase, Prerequisite, Project, ProjectPath, Provider, ReadinessGate, RetryPolicy,
     SecretSpec,
 };
 use crate::config::{read_text, RepositoryRoot};
@@ -60,6 +60,8 @@ impl ProviderCatalog {
             config: Vec::new(),
             secrets_project: None,
             projects: Vec::new(),
+            strict_phase_barrier: false,
+            pools: Default::default(),
         };
         self.merge_file(&mut provider, &file, 0, &mut Vec::new())?;
         if let Some(root) = projects_root {
@@ -125,6 +127,19 @@ impl ProviderCatalog {
             provider.description = parsed.description.clone().unwrap_or_default();
             provider.infra_type = parsed.infra_type.clone();
         }
+        if let Some(strict) = parsed.strict_phase_barrier {
+            provider.strict_phase_barrier = strict;
+        }
+        for (name, limit) in &parsed.pools {
+            let value = *limit.get_ref();
+            if value < 1 || value > 10_000 {
+                return Err(UserError::InvalidFile {
+                    location: at(limit.span().start),
+                    message: format!("pool `{name}` has limit {value}; write a number of projects from 1 to 10000"),
+                });
+            }
+            provider.pools.insert(name.clone(), value as usize);
+        }
         if let Some(secrets) = &parsed.secrets_project {
             provider.secrets_project = Some(ProjectPath::new(secrets.get_ref()));
         }
@@ -161,6 +176,7 @@ impl ProviderCatalog {
             provider.projects.push(project);
         }
         for spanned in parsed.amendments {
+            let spanned_start = spanned.span().start;
             let amendment = spanned.into_inner();
             let path = ProjectPath::new(amendment.path.get_ref());
             let Some(&position) = positions.get(&path) else {
@@ -172,6 +188,16 @@ impl ProviderCatalog {
                 });
             };
             let project = &mut provider.projects[position];
+            if let Some(provides) = amendment.provides_cluster {
+                project.provides_cluster = provides;
+            }
+            if let Some(needs) = amendment.needs_cluster {
+                project.needs_cluster = needs;
+            }
+            if let Some(pool) = amendment.pool {
+                project.pool = Some(pool);
+            }
+            check_cluster_marks(project, &at(spanned_start))?;
             let mut present: HashSet<ProjectPath> = project.depends_on.iter().cloned().collect();
             for dependency in amendment.depends_on {
                 let location = at(dependency.span().start);
@@ -312,7 +338,10 @@ fn convert_project(raw: ProjectFile, origin: &Location, at: &dyn Fn(usize) -> Lo
             return Err(UserError::PathEscapesRoot { location: at(dir.span().start), project: dir.get_ref().clone() });
         }
     }
-    Ok(Project {
+    let project = Project {
+        provides_cluster: raw.provides_cluster,
+        needs_cluster: raw.needs_cluster.unwrap_or(raw.phase == Phase::Kubernetes),
+        pool: raw.pool,
         dir: raw.dir.map(|dir| ProjectPath::new(dir.get_ref()).to_string()),
         only_as_prerequisite: raw.only_as_prerequisite,
         retry,
@@ -337,7 +366,32 @@ fn convert_project(raw: ProjectFile, origin: &Location, at: &dyn Fn(usize) -> Lo
         dependency_origins,
         on_success,
         origin: origin.clone(),
-    })
+    };
+    check_cluster_marks(&project, origin)?;
+    Ok(project)
+}
+
+/// The cluster rule is only meaningful one way: infrastructure provides, kubernetes needs.
+fn check_cluster_marks(project: &Project, location: &Location) -> Result<()> {
+    if project.provides_cluster && project.phase == Phase::Kubernetes {
+        return Err(UserError::InvalidFile {
+            location: location.clone(),
+            message: format!(
+                "`provides_cluster = true` on `{}`, a kubernetes-phase project: mark the infrastructure project that makes the cluster usable",
+                project.path
+            ),
+        });
+    }
+    if project.needs_cluster && project.phase == Phase::Infrastructure {
+        return Err(UserError::InvalidFile {
+            location: location.clone(),
+            message: format!(
+                "`needs_cluster = true` on `{}`: only kubernetes-phase projects wait for the cluster",
+                project.path
+            ),
+        });
+    }
+    Ok(())
 }
 
 fn toml_scalar(value: &toml::Value) -> String {

@@ -19,6 +19,11 @@ pub(super) struct ProviderFile {
     pub projects: Vec<Spanned<ProjectFile>>,
     #[serde(default, rename = "amend")]
     pub amendments: Vec<Spanned<AmendmentFile>>,
+    /// MARA's semantics: every kubernetes project waits for the whole infrastructure phase.
+    pub strict_phase_barrier: Option<bool>,
+    /// Concurrency limits of named pools: `[pools] aws = 2`.
+    #[serde(default)]
+    pub pools: std::collections::BTreeMap<String, Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -62,6 +67,12 @@ pub(super) struct ProjectFile {
     pub dir: Option<Spanned<String>>,
     #[serde(default)]
     pub only_as_prerequisite: bool,
+    /// An infrastructure project that makes the cluster usable: kubernetes projects wait for it.
+    #[serde(default)]
+    pub provides_cluster: bool,
+    /// `false` on a kubernetes project that never talks to the cluster (an image build).
+    pub needs_cluster: Option<bool>,
+    pub pool: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -97,6 +108,9 @@ pub(super) struct AmendmentFile {
     pub path: Spanned<String>,
     #[serde(default)]
     pub depends_on: Vec<Spanned<String>>,
+    pub provides_cluster: Option<bool>,
+    pub needs_cluster: Option<bool>,
+    pub pool: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -8,4 +8,4 @@ mod tree_render;
 pub use dot_render::dot;
 pub use json_render::json;
 pub use mermaid_render::mermaid;
-pub use tree_render::tree;
+pub use tree_render::{duration_text, tree, why_it_waits};
