@@ -64,6 +64,10 @@ def write_repo(out, provider, description, projects, script):
         lines.append("phase = %s" % toml_string(project["phase"]))
         if project["depends_on"]:
             lines.append("depends_on = [%s]" % ", ".join(toml_string(d) for d in project["depends_on"]))
+        if project.get("provides_cluster"):
+            lines.append("provides_cluster = true")
+        if project.get("needs_cluster") is False and project["phase"] == "kubernetes":
+            lines.append("needs_cluster = false")
         lines.append("")
     with open(os.path.join(out, "providers", provider + ".toml"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
@@ -108,6 +112,9 @@ def gen_mara(args):
             "name": project_name("mara", path),
             "phase": entry["phase"],
             "depends_on": list(entry["depends_on"]),
+            # The runner's cluster rule as the shipped provider marks it.
+            "provides_cluster": entry.get("provides_cluster", False),
+            "needs_cluster": entry.get("needs_cluster", entry["phase"] == "kubernetes"),
             "sleep": round(MARA_UNSCALED_SECONDS[path] * MARA_SCALE, 4),
             "unscaled_seconds": MARA_UNSCALED_SECONDS[path],
         })

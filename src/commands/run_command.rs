@@ -119,6 +119,11 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         reporters.push(Box::new(PlainReporter::new(run.verbose)));
     }
 
+    let eta = report::EtaTracker::new(
+        plan.clone(),
+        plan.steps.iter().map(|step| graph.project(step.node).path.clone()).collect(),
+        run.parallelism,
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -126,7 +131,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let backend_for_locks = job.backend().clone();
     let summary = runtime.block_on(async move {
         let (events, receiver) = EventSender::channel(EVENT_BUFFER);
-        let dispatcher = tokio::spawn(report::dispatch_events(receiver, reporters, mask));
+        let dispatcher = tokio::spawn(report::dispatch_events(receiver, reporters, mask, eta));
         let cancellation = Cancellation::new();
         let signals = tokio::spawn(forward_signals(cancellation.clone(), events.clone()));
         events.send(ExecutionEvent::RunStarted(info)).await;

@@ -148,7 +148,7 @@ impl ExecutionPlan {
 
     /// Start priority of the step in `slot`: smaller starts first. Longest expected remaining
     /// chain first, then earlier phase, then declaration order (reversed for destroy).
-    pub fn priority(&self, slot: usize) -> (std::cmp::Reverse<Duration>, (u8, i64)) {
+    pub fn priority(&self, slot: usize) -> StartPriority {
         (std::cmp::Reverse(self.steps[slot].remaining_path), self.ranks[slot])
     }
 
@@ -204,6 +204,9 @@ impl ExecutionPlan {
         waves
     }
 }
+
+/// Smaller starts first: longest expected remaining chain, then phase, then declaration order.
+pub type StartPriority = (std::cmp::Reverse<Duration>, (u8, i64));
 
 /// Which ready project starts first when nothing else is known: earlier phase, then
 /// declaration order (reversed for destroy).

@@ -33,6 +33,8 @@ struct ProjectEntry<'a> {
     waits_for_cluster: Vec<&'a str>,
     /// Why it waits, in words (`show` prints the same).
     waits: Vec<String>,
+    provides_cluster: bool,
+    needs_cluster: bool,
     pool: Option<&'a str>,
     expected_seconds: Option<f64>,
 }
@@ -60,6 +62,8 @@ pub fn json(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan) -> 
                     depends_on: project.depends_on.iter().map(|dependency| dependency.as_str()).collect(),
                     waits_for_cluster: step(node).waits_for_cluster.iter().map(|&n| path(n)).collect(),
                     waits: super::why_it_waits(graph, plan, node),
+                    provides_cluster: project.provides_cluster,
+                    needs_cluster: project.needs_cluster,
                     pool: project.pool.as_deref(),
                     expected_seconds: step(node).expected.map(seconds),
                 }

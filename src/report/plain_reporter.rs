@@ -7,11 +7,13 @@ use crate::execute::{ExecutionEvent, ProjectResult};
 /// For CI logs and pipes: one timestamped line per state change, no spinners, no colour.
 pub struct PlainReporter {
     verbose: bool,
+    /// How many had ended at the last printed estimate.
+    last_estimate_at: usize,
 }
 
 impl PlainReporter {
     pub fn new(verbose: bool) -> Self {
-        Self { verbose }
+        Self { verbose, last_estimate_at: usize::MAX }
     }
 }
 
@@ -58,6 +60,11 @@ impl Reporter for PlainReporter {
                 "interrupted: cancelling running projects (Ctrl-C again to kill them)".into()
             }
             ExecutionEvent::Interrupting { kill: true } => "interrupted again: killing running projects".into(),
+            // After each end: a new estimate is news. After a start it rarely changes.
+            ExecutionEvent::RunEstimate { remaining, ended, total } if *ended != self.last_estimate_at => {
+                self.last_estimate_at = *ended;
+                format!("eta: about {} left ({ended} of {total} done)", format_duration(*remaining))
+            }
             _ => return,
         };
         let _ = writeln!(std::io::stderr().lock(), "{} {line}", timestamp());

@@ -16,12 +16,14 @@ pub struct TerminalReporter {
     width: usize,
     verbose: bool,
     color: bool,
+    /// `about 3m10s left (5 of 15 done)`, below the running projects, once the history knows.
+    eta: Option<ProgressBar>,
 }
 
 impl TerminalReporter {
     pub fn new(verbose: bool, color: bool) -> Self {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(8));
-        Self { multi, bars: HashMap::new(), width: 20, verbose, color }
+        Self { multi, bars: HashMap::new(), width: 20, verbose, color, eta: None }
     }
 
     fn paint(&self, text: &str, code: &str) -> String {
@@ -114,8 +116,22 @@ impl Reporter for TerminalReporter {
                 };
                 let _ = self.multi.println(self.paint(text, "33"));
             }
+            ExecutionEvent::RunEstimate { remaining, ended, total } => {
+                let multi = self.multi.clone();
+                let bar = self.eta.get_or_insert_with(|| {
+                    let bar = multi.add(ProgressBar::new_spinner());
+                    bar.set_style(
+                        ProgressStyle::with_template("  {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                    );
+                    bar
+                });
+                bar.set_message(format!("about {} left ({ended} of {total} done)", format_duration(*remaining)));
+            }
             ExecutionEvent::RunFinished { .. } => {
                 for (_, bar) in self.bars.drain() {
+                    bar.finish_and_clear();
+                }
+                if let Some(bar) = self.eta.take() {
                     bar.finish_and_clear();
                 }
                 let _ = self.multi.clear();
