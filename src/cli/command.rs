@@ -17,6 +17,7 @@ pub enum Command {
     History(HistorySettings),
     Doctor(ProviderSettings),
     Completions(clap_complete::Shell),
+    Timeline(crate::cli::TimelineSettings),
 }
 
 impl Command {
@@ -49,9 +50,7 @@ impl Command {
             CommandArguments::History(history) => Command::History(HistorySettings::from_arguments(history)),
             CommandArguments::Doctor(doctor) => Command::Doctor(ProviderSettings::from_arguments(doctor.provider)),
             CommandArguments::Completions(completions) => Command::Completions(completions.shell),
-            CommandArguments::Timeline(_) => {
-                return Err(crate::error::UserError::Usage("`timeline` is being built".into()))
-            }
+            CommandArguments::Timeline(timeline) => Command::Timeline(timeline.into()),
         };
         Ok((Settings { root, style: OutputStyle::detect() }, command))
     }
@@ -66,6 +65,7 @@ impl Command {
             Command::History(history) => commands::history(settings, &history),
             Command::Doctor(provider) => commands::doctor(settings, &provider),
             Command::Completions(shell) => commands::completions(shell),
+            Command::Timeline(timeline) => commands::timeline(settings, &timeline),
         }
     }
 }

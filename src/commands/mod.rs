@@ -10,6 +10,7 @@ mod run_command;
 mod show_command;
 mod stack_check;
 mod status_command;
+mod timeline_command;
 mod validate_command;
 
 pub use completions_command::completions;
@@ -24,4 +25,5 @@ pub use run_command::run;
 pub use show_command::show;
 pub use stack_check::StackCheck;
 pub use status_command::status;
+pub use timeline_command::timeline;
 pub use validate_command::validate;

@@ -113,6 +113,15 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     });
     let mut reporters: Vec<Box<dyn Reporter>> =
         vec![Box::new(LogFiles::new(log_dir)), Box::new(HistoryRecorder::new(store))];
+    let waits_for = plan
+        .steps
+        .iter()
+        .map(|step| {
+            let blockers = step.blockers().map(|node| graph.project(node).path.to_string()).collect();
+            (graph.project(step.node).path.to_string(), blockers)
+        })
+        .collect();
+    reporters.push(Box::new(crate::history::TimelineRecorder::new(settings.root.state_dir(), waits_for)));
     if settings.style.interactive_terminal {
         reporters.push(Box::new(TerminalReporter::new(run.verbose, settings.style.color)));
     } else {

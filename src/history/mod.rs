@@ -2,10 +2,14 @@ mod expected_durations;
 mod history_recorder;
 mod run_record;
 mod run_store;
+mod run_timeline;
 mod stack_lock;
+mod timeline_recorder;
 
 pub use expected_durations::expected_durations;
 pub use history_recorder::HistoryRecorder;
 pub use run_record::{ProjectRecord, RunRecord, RunState};
 pub use run_store::RunStore;
+pub use run_timeline::{RunTimeline, Segment, SegmentKind, TimelineProject};
 pub use stack_lock::{LockHolder, StackLock};
+pub use timeline_recorder::TimelineRecorder;
