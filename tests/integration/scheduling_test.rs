@@ -233,3 +233,78 @@ fn every_kind_of_bar_is_drawn_in_its_colour_by_a_browser() {
 
     workspace.run(&["timeline", "nope"]).expect_code(2).expect_stderr_contains("no run `nope` is recorded");
 }
+
+const POOLED: &str = r#"
+description = "pools and the cluster rule"
+[pools]
+aws = 2
+
+[[project]]
+path = "vpc"
+phase = "infrastructure"
+pool = "aws"
+
+[[project]]
+path = "eks"
+phase = "infrastructure"
+depends_on = ["vpc"]
+provides_cluster = true
+pool = "aws"
+
+[[project]]
+path = "image"
+phase = "kubernetes"
+needs_cluster = false
+
+[[project]]
+path = "app"
+phase = "kubernetes"
+depends_on = ["image"]
+"#;
+
+fn pooled_workspace(provider: &str) -> Workspace {
+    let workspace = Workspace::new();
+    workspace.provider("demo", provider);
+    for project in ["vpc", "eks", "image", "app"] {
+        workspace.project(project);
+    }
+    workspace
+}
+
+#[test]
+fn show_says_why_each_project_waits_and_which_pool_limits_it() {
+    let workspace = pooled_workspace(POOLED);
+    let show = workspace.run(&["show", "--provider", "demo"]);
+    show.expect_code(0);
+    let text = show.stdout();
+    assert!(text.contains("(needs no cluster)"), "{text}");
+    assert!(text.contains("(after image; needs the cluster: eks)"), "{text}");
+    assert!(text.contains("(after vpc; pool `aws`, 2 at once)"), "{text}");
+    let limited = workspace.run(&["show", "--provider", "demo", "--pool", "aws=1"]);
+    assert!(limited.stdout().contains("pool `aws`, 1 at once"), "{}", limited.stdout());
+    workspace
+        .run(&["show", "--provider", "demo", "--pool", "gcp=1"])
+        .expect_code(2)
+        .expect_stderr_contains("no project of provider `demo` is in pool `gcp`");
+    workspace.run(&["show", "--provider", "demo", "--pool", "aws=0"]).expect_code(2);
+
+    let strict = pooled_workspace(&format!("strict_phase_barrier = true\n{POOLED}"));
+    let text = strict.run(&["show", "--provider", "demo"]).stdout();
+    assert!(text.contains("after the whole infrastructure phase: `strict_phase_barrier`"), "{text}");
+}
+
+#[test]
+fn cluster_marks_on_the_wrong_phase_and_bad_pool_limits_are_refused_with_their_line() {
+    let workspace = pooled_workspace(&POOLED.replace("needs_cluster = false", "provides_cluster = true"));
+    workspace
+        .run(&["show", "--provider", "demo"])
+        .expect_code(2)
+        .expect_stderr_contains("providers/demo.toml:")
+        .expect_stderr_contains("`provides_cluster = true` on `image`, a kubernetes-phase project");
+    let workspace = pooled_workspace(&POOLED.replace("aws = 2", "aws = 0"));
+    workspace
+        .run(&["show", "--provider", "demo"])
+        .expect_code(2)
+        .expect_stderr_contains("providers/demo.toml:4")
+        .expect_stderr_contains("pool `aws` has limit 0");
+}
