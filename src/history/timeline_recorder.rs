@@ -129,3 +129,64 @@ impl Reporter for TimelineRecorder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::execute::{ProjectReport, ProjectResult, RunInfo};
+    use crate::plan::Operation;
+    use crate::provider::ProjectPath;
+
+    #[test]
+    fn attempts_backoff_hooks_and_gates_become_segments_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut recorder = TimelineRecorder::new(dir.path().to_path_buf(), HashMap::new());
+        let project = ProjectPath::new("app");
+        let started = SystemTime::now();
+        recorder.on_event(&ExecutionEvent::RunStarted(RunInfo {
+            run_id: "r1".into(),
+            provider: "demo".into(),
+            stack: "dev".into(),
+            operation: Operation::Up,
+            projects: vec![project.clone()],
+            parallelism: 2,
+            log_dir: dir.path().to_path_buf(),
+            started,
+        }));
+        let note = |message: &str| ExecutionEvent::ProjectNote { project: project.clone(), message: message.into() };
+        recorder.on_event(&ExecutionEvent::ProjectStarted { project: project.clone(), attempt: 1, at: started });
+        recorder.on_event(&note("creating stack `dev`"));
+        recorder.on_event(&note("attempt 1 failed (409 conflict); retrying in 1s"));
+        recorder.on_event(&ExecutionEvent::ProjectStarted {
+            project: project.clone(),
+            attempt: 2,
+            at: SystemTime::now(),
+        });
+        recorder.on_event(&note("install kubeconfig from output `kubeconfig`"));
+        recorder.on_event(&note("waiting until ready: tcp 127.0.0.1:1"));
+        recorder.on_event(&note("ready: tcp 127.0.0.1:1 passed after 1 attempts"));
+        let mut report = ProjectReport::not_run(project.clone(), ProjectResult::Succeeded, String::new());
+        report.started = Some(started);
+        report.duration = Duration::from_millis(5);
+        recorder.on_event(&ExecutionEvent::ProjectFinished(report));
+        recorder.on_event(&ExecutionEvent::RunFinished { at: SystemTime::now(), interrupted: false });
+        assert!(recorder.error.is_none());
+        let timeline = RunTimeline::load(dir.path(), "r1").expect("written when the run ends");
+        let kinds: Vec<(SegmentKind, u32)> =
+            timeline.projects[0].segments.iter().map(|segment| (segment.kind, segment.attempt)).collect();
+        assert_eq!(
+            kinds,
+            [
+                (SegmentKind::FailedAttempt, 1),
+                (SegmentKind::RetryWait, 1),
+                (SegmentKind::Attempt, 2),
+                (SegmentKind::Hook, 2),
+                (SegmentKind::Gate, 2),
+            ]
+        );
+        assert_eq!(timeline.projects[0].result, "succeeded");
+        assert_eq!(timeline.parallelism, 2);
+    }
+}
