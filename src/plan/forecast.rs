@@ -66,8 +66,8 @@ pub fn forecast_remaining(plan: &ExecutionPlan, parallelism: usize, progress: &[
     for &slot in &ended {
         release(slot, &mut remaining, &mut ready);
     }
-    for slot in 0..barrier {
-        if remaining[slot] == 0 && progress.get(slot) == Some(&StepProgress::Pending) {
+    for (slot, count) in remaining.iter().enumerate().take(barrier) {
+        if *count == 0 && progress.get(slot) == Some(&StepProgress::Pending) {
             ready.push(Reverse((plan.priority(slot), slot)));
         }
     }

@@ -69,8 +69,8 @@ impl PlanDag {
                 }
             }
         };
-        for i in 0..barrier {
-            if remaining[i] == 0 {
+        for (i, count) in remaining.iter().enumerate().take(barrier) {
+            if *count == 0 {
                 ready.push(Reverse((key(i), i)));
             }
         }

@@ -132,7 +132,7 @@ impl ProviderCatalog {
         }
         for (name, limit) in &parsed.pools {
             let value = *limit.get_ref();
-            if value < 1 || value > 10_000 {
+            if !(1..=10_000).contains(&value) {
                 return Err(UserError::InvalidFile {
                     location: at(limit.span().start),
                     message: format!("pool `{name}` has limit {value}; write a number of projects from 1 to 10000"),
