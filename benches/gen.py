@@ -11,6 +11,7 @@ Each repository gets `providers/<provider>.toml`, one folder per project under `
     gen.py chain  OUT [--n 50] [--seed 7]
     gen.py big    OUT [--n 5000] [--seed 42]
     gen.py stream OUT [--n 16] [--bytes 104857600]
+    gen.py random OUT [--n 30] [--seed 11]   the priority benchmark's graph
 
 Every project folder also gets `.bench-sleep` (its duration, for benches/sleep-pulumi);
 `--backend-stacks bench` creates those stacks on the file backend `OUT/backend` beforehand.
@@ -64,6 +65,10 @@ def write_repo(out, provider, description, projects, script):
         lines.append("phase = %s" % toml_string(project["phase"]))
         if project["depends_on"]:
             lines.append("depends_on = [%s]" % ", ".join(toml_string(d) for d in project["depends_on"]))
+        if project.get("provides_cluster"):
+            lines.append("provides_cluster = true")
+        if project.get("needs_cluster") is False and project["phase"] == "kubernetes":
+            lines.append("needs_cluster = false")
         lines.append("")
     with open(os.path.join(out, "providers", provider + ".toml"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
@@ -108,6 +113,9 @@ def gen_mara(args):
             "name": project_name("mara", path),
             "phase": entry["phase"],
             "depends_on": list(entry["depends_on"]),
+            # The runner's cluster rule as the shipped provider marks it.
+            "provides_cluster": entry.get("provides_cluster", False),
+            "needs_cluster": entry.get("needs_cluster", entry["phase"] == "kubernetes"),
             "sleep": round(MARA_UNSCALED_SECONDS[path] * MARA_SCALE, 4),
             "unscaled_seconds": MARA_UNSCALED_SECONDS[path],
         })
@@ -157,6 +165,28 @@ def gen_big(args):
                {"default": {"sleep": 0}})
 
 
+def random_graph(n, seed):
+    """A random DAG for the priority benchmark: each project depends on up to two earlier ones,
+    durations are mostly short with a heavy tail, and the long chains are declared late, so
+    declaration order starts the wrong projects first."""
+    rng = random.Random(seed)
+    projects = []
+    for i in range(n):
+        path = "random/r%02d" % i
+        count = min(i, rng.choice((0, 1, 1, 2)))
+        deps = sorted(rng.sample(range(i), count)) if count else []
+        sleep = round(rng.choice((0.1, 0.15, 0.2, 0.3)) if rng.random() < 0.8 else rng.uniform(0.8, 1.6), 3)
+        projects.append({"path": path, "name": project_name("random", path), "phase": "infrastructure",
+                         "depends_on": [projects[d]["path"] for d in deps], "sleep": sleep})
+    return projects
+
+
+def gen_random(args):
+    projects = random_graph(args.n, args.seed)
+    write_repo(args.out, "random", "random DAG of %d projects (seed %d)" % (args.n, args.seed), projects,
+               script_for(projects))
+
+
 def gen_stream(args):
     projects = []
     for i in range(args.n):
@@ -192,6 +222,11 @@ def main():
     p.add_argument("--n", type=int, default=5000)
     p.add_argument("--seed", type=int, default=42)
     p.set_defaults(fn=gen_big)
+    p = sub.add_parser("random")
+    p.add_argument("out")
+    p.add_argument("--n", type=int, default=30)
+    p.add_argument("--seed", type=int, default=11)
+    p.set_defaults(fn=gen_random)
     p = sub.add_parser("stream")
     p.add_argument("out")
     p.add_argument("--n", type=int, default=16)

@@ -108,10 +108,32 @@ def topo_order(projects):
     return order, index
 
 
-def critical_path(projects, durations):
-    """Earliest finish of everything with unlimited parallelism: a project starts when its
-    dependencies finished and, in the kubernetes phase, when every infrastructure project did."""
+def waits(projects, rule):
+    """Per project, the indexes it waits for, and whether it also waits for the whole
+    infrastructure phase. rule: "dependencies" (declared dependencies only: the physical
+    limit), "runner" (the runner's cluster rule: kubernetes projects that need the cluster
+    wait for the projects marked provides_cluster, or for the whole infrastructure phase
+    when none is marked), "barrier" (MARA's phase barrier)."""
+    index = {p["path"]: i for i, p in enumerate(projects)}
+    providers = [i for i, p in enumerate(projects) if p.get("provides_cluster")]
+    result = []
+    for p in projects:
+        deps = [index[d] for d in p["depends_on"]]
+        barrier = False
+        if p["phase"] == "kubernetes" and rule != "dependencies":
+            needs = p.get("needs_cluster", True)
+            if rule == "barrier" or (needs and not providers):
+                barrier = True
+            elif needs:
+                deps = sorted(set(deps) | set(providers))
+        result.append((deps, barrier))
+    return result
+
+
+def critical_path(projects, durations, rule="runner"):
+    """Earliest finish of everything with unlimited parallelism under `rule` (see waits)."""
     order, index = topo_order(projects)
+    rules = waits(projects, rule)
     finish = {}
     # Infrastructure projects never depend on kubernetes ones, so they can all go first.
     for phase in ("infrastructure", "kubernetes"):
@@ -122,25 +144,52 @@ def critical_path(projects, durations):
             p = projects[i]
             if p["phase"] != phase:
                 continue
-            start = max([finish[index[d]] for d in p["depends_on"]] + [barrier])
+            deps, behind = rules[i]
+            start = max([finish[d] for d in deps] + [barrier if behind else 0.0])
             finish[i] = start + durations[i]
     return max(finish.values()) if finish else 0.0
 
 
-def list_schedule(projects, durations, parallelism):
-    """The runner's policy with zero overhead: whenever a slot is free, start the ready project
-    with the best (infrastructure first, then declaration order) priority."""
-    n = len(projects)
-    index = {p["path"]: i for i, p in enumerate(projects)}
-    deps = [[index[d] for d in p["depends_on"]] for p in projects]
+def remaining_paths(projects, durations, rule="runner"):
+    """Longest chain from each project's start to the end: the runner's start priority."""
+    order, _ = topo_order(projects)
+    rules = waits(projects, rule)
+    users = [[] for _ in projects]
+    for i, (deps, _) in enumerate(rules):
+        for d in deps:
+            users[d].append(i)
+    behind = [i for i, (_, b) in enumerate(rules) if b]
     infra = [i for i, p in enumerate(projects) if p["phase"] == "infrastructure"]
+    path = [0.0] * len(projects)
+    # Kubernetes projects first (reverse topological), so the barrier's followers are known.
+    after_barrier = 0.0
+    for i in reversed(order):
+        if projects[i]["phase"] == "kubernetes":
+            path[i] = durations[i] + max([path[u] for u in users[i]] or [0.0])
+    after_barrier = max([path[i] for i in behind] or [0.0])
+    for i in reversed(order):
+        if projects[i]["phase"] == "infrastructure":
+            path[i] = durations[i] + max([path[u] for u in users[i]] + [after_barrier if behind else 0.0])
+    del infra
+    return path
+
+
+def list_schedule(projects, durations, parallelism, priority="critical", rule="runner", known=None):
+    """The runner's policy with zero overhead: whenever a slot is free, start the ready project
+    with the best priority: "critical" = longest expected remaining chain (from `known`
+    durations, default the real ones), then infrastructure first, then declaration order;
+    "declaration" = infrastructure first, then declaration order."""
+    n = len(projects)
+    rules = waits(projects, rule)
+    infra = [i for i, p in enumerate(projects) if p["phase"] == "infrastructure"]
+    paths = remaining_paths(projects, known or durations, rule) if priority == "critical" else [0.0] * n
     done, running, now = {}, {}, 0.0
     while len(done) < n:
         infra_done = all(i in done for i in infra)
         ready = [i for i in range(n) if i not in done and i not in running
-                 and all(d in done for d in deps[i])
-                 and (projects[i]["phase"] == "infrastructure" or infra_done)]
-        ready.sort(key=lambda i: (0 if projects[i]["phase"] == "infrastructure" else 1, i))
+                 and all(d in done for d in rules[i][0])
+                 and (not rules[i][1] or infra_done)]
+        ready.sort(key=lambda i: (-paths[i], 0 if projects[i]["phase"] == "infrastructure" else 1, i))
         for i in ready[:max(0, parallelism - len(running))]:
             running[i] = now + durations[i]
         if not running:
@@ -203,6 +252,8 @@ def analyse_sched(directory):
     projects = graph["projects"]
     sleeps = [p["sleep"] for p in projects]
     cp = critical_path(projects, sleeps)
+    cp_deps = critical_path(projects, sleeps, "dependencies")
+    cp_barrier = critical_path(projects, sleeps, "barrier")
     total = sum(sleeps)
     parallelism = settings.get("parallelism", 4)
     simulated = list_schedule(projects, sleeps, parallelism)
@@ -245,6 +296,8 @@ def analyse_sched(directory):
         "parallelism": parallelism,
         "projects": len(projects),
         "cp": cp,
+        "cp_deps": cp_deps,
+        "cp_barrier": cp_barrier,
         "sum": total,
         "simulated": simulated,
         "runs": runs,
@@ -272,6 +325,7 @@ def analyse_sched(directory):
     }
     if result["wall"]:
         result["ratio"] = result["wall"] / cp if cp else None
+        result["ratio_deps"] = result["wall"] / cp_deps if cp_deps else None
         result["ratio_measured"] = result["wall"] / result["cp_measured"] if result["cp_measured"] else None
         result["speedup"] = total / result["wall"]
     return result
@@ -384,23 +438,30 @@ def render_sched(results, fake_version, runs_wanted):
         "existing stacks; figures are their medians. *Wall* is measured outside the runner, from "
         "process start to exit, so it includes loading the provider and writing the history.\n" % runs_wanted)
     out.append(
-        "*Critical path*: the longest path of scripted durations, where every kubernetes-phase project "
-        "also waits for all infrastructure-phase projects (the phase barrier); it is the physical limit "
-        "(ratio 1.0; target ≤ 1.05). *Sum*: every duration one after another, MARA's strategy. "
-        "*List schedule*: the runner's own policy (infrastructure first, then declaration order) at the "
-        "run's `--parallelism`, simulated with zero overhead: when it equals the critical path, the "
-        "parallelism limit costs nothing on that graph.\n")
+        "*Dependency-only critical path*: the longest path of scripted durations through declared "
+        "dependencies alone: the physical limit of any scheduler (ratio 1.0; MARA's target ≤ 1.03, "
+        "Terragrunt's `run --all` reaches 1.036 on this graph). *Runner's rule*: kubernetes projects "
+        "that need the cluster also wait for the projects marked `provides_cluster` (for MARA, "
+        "`infrastructure/kubeconfig`, which they depend on anyway). *Phase barrier*: every kubernetes "
+        "project waits for the whole infrastructure phase, MARA's semantics and the runner's behaviour "
+        "before the cluster rule. *Sum*: every duration one after another, MARA's own sequential "
+        "strategy. *List schedule*: the runner's policy (longest expected remaining chain first, then "
+        "infrastructure first, then declaration order) at the run's `--parallelism`, simulated with "
+        "zero overhead: when it equals the critical path, the parallelism limit costs nothing.\n")
     rows = []
     for r in results:
         rows.append([
             "`%s`" % r["graph"]["provider"], CLI_NAMES.get(r["cli"], r["cli"]), r["projects"], r["parallelism"],
-            fmt_s(r["sum"]), fmt_s(r["cp"]), fmt_s(r["simulated"]), "**%s**" % fmt_s(r["wall"]),
+            fmt_s(r["sum"]), fmt_s(r["cp_deps"]), fmt_s(r["cp"]), fmt_s(r["cp_barrier"]), fmt_s(r["simulated"]),
+            "**%s**" % fmt_s(r["wall"]),
             "%s–%s" % (fmt_s(r["wall_min"]), fmt_s(r["wall_max"])),
-            "**%s**" % fmt_x(r.get("ratio")), fmt_x(r.get("speedup"), 1) + "×",
+            "**%s**" % fmt_x(r.get("ratio_deps"), 3), fmt_x(r.get("speedup"), 1) + "×",
             fmt_x(r.get("other"), 1), "ok" if r["all_ok"] else "**FAILED**",
         ])
-    out.append(table(["graph", "CLI", "projects", "parallelism", "sum of durations", "critical path",
-                      "list schedule (sim.)", "wall (median)", "wall range", "wall / critical path",
+    out.append(table(["graph", "CLI", "projects", "parallelism", "sum of durations (MARA's strategy)",
+                      "dependency-only critical path", "critical path (runner's rule)",
+                      "critical path (phase barrier)", "list schedule (sim.)", "wall (median)", "wall range",
+                      "wall / dependency-only c.p.",
                       "speed-up over sum", "other work (cores)", "runs"], rows))
     out.append("")
     out.append("*Other work*: CPU the rest of the machine used during the timed runs (from `/proc/stat`, "
@@ -454,12 +515,12 @@ def sched_note(r, fv):
     if r.get("ratio") is None:
         return "%s: no successful timed run." % label
     hops = int(round(longest_chain_hops(r["graph"]["projects"])))
-    excess = r["wall"] - r["cp"]
-    words = ["%s: wall / critical path = **%.2f**" % (label, r["ratio"])]
-    if r["ratio"] <= 1.05:
-        words.append("(within the 1.05 target; %.0f ms above the critical path)." % (excess * 1000))
+    excess = r["wall"] - r["cp_deps"]
+    words = ["%s: wall / dependency-only critical path = **%.3f**" % (label, r["ratio_deps"])]
+    if r["ratio_deps"] <= 1.03:
+        words.append("(within the 1.03 target; %.0f ms above the critical path)." % (excess * 1000))
     else:
-        words.append("(%.2f s above the critical path, target exceeded)." % excess)
+        words.append("(%.2f s above the critical path, above the 1.03 target)." % excess)
     if r["graph"]["provider"] == "wide":
         middles = r["projects"] - 2
         words.append(
@@ -507,6 +568,70 @@ def sched_note(r, fv):
         words.append("The worst dispatch is a project waiting for one of the %d slots; the simulated list "
                      "schedule shows it costs nothing on the critical path." % r["parallelism"])
     return " ".join(words)
+
+
+def analyse_prio(directory):
+    graph = read_json(os.path.join(directory, "graph.json"))
+    if not graph:
+        return None
+    measures = read_jsonl(os.path.join(directory, "measure.jsonl"))
+    walls = lambda prefix: [m["wall_s"] for m in measures if m["label"].startswith(prefix) and m["exit"] == 0]
+    return {"graph": graph, "declaration": walls("declaration-"), "critical": walls("critical-")}
+
+
+def prio_simulation(seeds=200, n=30, parallelism=4):
+    """The same two policies with zero overhead on many random graphs of gen.py."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gen
+    rows = []
+    for seed in range(1, seeds + 1):
+        projects = gen.random_graph(n, seed)
+        sleeps = [p["sleep"] for p in projects]
+        bound = max(critical_path(projects, sleeps, "dependencies"), sum(sleeps) / parallelism)
+        rows.append((list_schedule(projects, sleeps, parallelism, "declaration") / bound,
+                     list_schedule(projects, sleeps, parallelism, "critical") / bound))
+    return rows
+
+
+def render_prio(result):
+    out = ["## 1b. Start priority when `--parallelism` limits\n"]
+    if not result:
+        out.append("Not run in this invocation (`BENCH_ONLY`).\n")
+        return "\n".join(out)
+    projects = result["graph"]["projects"]
+    sleeps = [p["sleep"] for p in projects]
+    cp = critical_path(projects, sleeps, "dependencies")
+    bound = max(cp, sum(sleeps) / 4)
+    decl, crit = median(result["declaration"]), median(result["critical"])
+    out.append(
+        "Command: `runner up --provider random --stack bench --non-interactive --parallelism 4` on a random "
+        "DAG of %d projects (`benches/gen.py random --n 30 --seed 11`: up to two earlier dependencies each, "
+        "80%% of durations 0.1–0.3 s, the rest 0.8–1.6 s) with `benches/sleep-pulumi`. *Declaration "
+        "order*: the history is removed before each run, so nothing is known and ready projects start in "
+        "declaration order. *Critical path first*: the same graph with the history of the earlier runs, "
+        "so ready projects with the longest expected remaining chain start first. *Lower bound*: "
+        "max(dependency-only critical path, total work / 4) = max(%s, %s) = %s.\n" % (
+            len(projects), fmt_s(cp), fmt_s(sum(sleeps) / 4), fmt_s(bound)))
+    out.append(table(["policy", "wall (median)", "runs", "wall / lower bound"], [
+        ["declaration order", fmt_s(decl), len(result["declaration"]), fmt_x(decl / bound if decl else None, 3)],
+        ["critical path first", "**%s**" % fmt_s(crit), len(result["critical"]),
+         "**%s**" % fmt_x(crit / bound if crit else None, 3)],
+        ["declaration order, simulated (zero overhead)", fmt_s(list_schedule(projects, sleeps, 4, "declaration")), "–",
+         fmt_x(list_schedule(projects, sleeps, 4, "declaration") / bound, 3)],
+        ["critical path first, simulated", fmt_s(list_schedule(projects, sleeps, 4, "critical")), "–",
+         fmt_x(list_schedule(projects, sleeps, 4, "critical") / bound, 3)],
+    ]))
+    rows = prio_simulation()
+    worse = sum(1 for d, c in rows if c > d + 1e-9)
+    out.append("")
+    out.append(
+        "The same two policies simulated with zero overhead on 200 random graphs of the same generator "
+        "(seeds 1–200) at parallelism 4, as a ratio to each graph's lower bound: declaration order median "
+        "%s (worst %s), critical path first median **%s** (worst %s); critical path first was slower on "
+        "%d of 200 graphs.\n" % (
+            fmt_x(median([d for d, _ in rows]), 3), fmt_x(max(d for d, _ in rows), 3),
+            fmt_x(median([c for _, c in rows]), 3), fmt_x(max(c for _, c in rows), 3), worse))
+    return "\n".join(out)
 
 
 def render_mara_assumptions(result):
@@ -832,9 +957,10 @@ def render_summary(sched, procs, scale_rows, scale_settings, stream_measures, st
     for r in sched:
         if r.get("ratio") is None:
             continue
-        items.append("`%s` with %s: wall / critical path **%.2f** (%s), %.1f× faster than one after another" % (
-            r["graph"]["provider"], CLI_NAMES.get(r["cli"], r["cli"]), r["ratio"],
-            "meets ≤ 1.05" if r["ratio"] <= 1.05 else "above 1.05", r["speedup"]))
+        items.append("`%s` with %s: wall / dependency-only critical path **%.3f** (%s), %.1f× faster than "
+                     "one after another (MARA's strategy)" % (
+            r["graph"]["provider"], CLI_NAMES.get(r["cli"], r["cli"]), r["ratio_deps"],
+            "meets ≤ 1.03" if r["ratio_deps"] <= 1.03 else "above 1.03", r["speedup"]))
     for variant, label in (("nohooks", "without hooks"), ("hooks", "with the kubeconfig hook")):
         data = procs.get(variant)
         if not data:
@@ -911,6 +1037,7 @@ def main():
     doc.append(render_summary(sched, procs, scale_rows, scale_settings, stream_measures, stream_settings,
                               os.path.join(results_dir, "e2e")))
     doc.append(render_sched(sched, fake_version, runs))
+    doc.append(render_prio(analyse_prio(os.path.join(results_dir, "prio"))))
     mara = next((r for r in sched if r["name"] == "mara"), None)
     doc.append(render_mara_assumptions(mara))
     doc.append(render_procs(procs, machine.get("proc_rounds", runs)))

@@ -27,7 +27,7 @@ FAKE_DIR="$ROOT/tests/support/fake-pulumi"
 RUNS="${BENCH_RUNS:-3}"
 STREAM_BYTES="${BENCH_STREAM_BYTES:-104857600}"
 BIG_N="${BENCH_BIG_N:-5000}"
-ONLY="${BENCH_ONLY:-sched procs scale stream e2e}"
+ONLY="${BENCH_ONLY:-sched prio procs scale stream e2e}"
 if [ "$RUNS" -lt 3 ]; then
     echo "bench: BENCH_RUNS=$RUNS is below 3; using 3" >&2
     RUNS=3
@@ -174,6 +174,33 @@ if wants sched; then
     # honest about scheduling while still finishing in seconds.
     sched_bench wide-sh wide sleep 256 --n 200 --sleep 5
     sched_bench chain-sh chain sleep 4 --n 50
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 1b. start priority at --parallelism 4 on a random graph: declaration order (no history) against
+#     critical-path first (the same graph once the history knows its durations)
+
+if wants prio; then
+    out="$RESULTS/prio"
+    repo="$WORK/prio"
+    mkdir -p "$out"
+    python3 "$BENCH_DIR/gen.py" random "$repo" --n 30 --seed 11 --backend-stacks bench
+    cp "$repo/graph.json" "$out/graph.json"
+    (
+        fake_env "$repo" "$BENCH_DIR/sleep-pulumi"
+        args=(up --provider random --stack bench --non-interactive --parallelism 4)
+        for i in $(seq 1 "$RUNS"); do
+            rm -rf "$repo/.runner/history" # nothing known: declaration order
+            log "prio: declaration order, run $i/$RUNS"
+            "${MEASURE[@]}" --out "$out/measure.jsonl" --label "declaration-$i" --cwd "$repo" \
+                --stderr "$repo/declaration-$i.err" -- "$RUNNER" "${args[@]}"
+        done
+        for i in $(seq 1 "$RUNS"); do
+            log "prio: critical path first, run $i/$RUNS"
+            "${MEASURE[@]}" --out "$out/measure.jsonl" --label "critical-$i" --cwd "$repo" \
+                --stderr "$repo/critical-$i.err" -- "$RUNNER" "${args[@]}"
+        done
+    )
 fi
 
 # ---------------------------------------------------------------------------------------------

@@ -11,6 +11,15 @@ command -v kubectl >/dev/null 2>&1 || {
     exit 1
 }
 command -v python3 >/dev/null 2>&1 || { echo "test: python3 is required by the pulumi test double" >&2; exit 1; }
+# `runner timeline` pictures are checked as a real browser draws them (headless Chromium).
+if ! command -v chromium >/dev/null 2>&1; then
+    echo "test: installing chromium (the timeline test renders SVG in it)" >&2
+    if [ "$(id -u)" = 0 ]; then
+        apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+    else
+        sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+    fi
+fi
 
 cargo fmt --all -- --check
 cargo test --locked --all-targets

@@ -51,6 +51,8 @@ pub enum CommandArguments {
     History(HistoryArguments),
     /// Check the programs, backend and passphrase a provider needs, and say how to fix what is missing.
     Doctor(DoctorArguments),
+    /// Draw where the time of a run went: an SVG (or Mermaid gantt) with a bar per project and attempt.
+    Timeline(TimelineArguments),
     /// Print a shell completion script: `runner completions bash > /etc/bash_completion.d/runner`.
     Completions(CompletionsArguments),
     /// Remove the Pulumi locks a runner that died left on a stack (only once their holder is gone).
@@ -141,6 +143,31 @@ pub struct ShowArguments {
 
     #[command(flatten)]
     pub selection: SelectionArguments,
+
+    /// Concurrency limit of a pool, overriding the provider's `[pools]`: `--pool aws=2`; may be repeated.
+    #[arg(long, value_name = "POOL=N", value_parser = parse_pool_limit)]
+    pub pool: Vec<(String, usize)>,
+}
+
+#[derive(Debug, Args)]
+pub struct TimelineArguments {
+    /// Run id from `runner history`; the latest run by default.
+    #[arg(value_name = "RUN")]
+    pub run: Option<String>,
+
+    /// `svg`: a self-contained picture; `mermaid`: a gantt chart for Markdown.
+    #[arg(long, value_enum, default_value_t = TimelineFormat::Svg)]
+    pub format: TimelineFormat,
+
+    /// Write to this file instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TimelineFormat {
+    Svg,
+    Mermaid,
 }
 
 /// Which projects to run; by default all of them.
@@ -228,6 +255,19 @@ pub struct RunArguments {
 
     #[command(flatten)]
     pub selection: SelectionArguments,
+
+    /// Concurrency limit of a pool, overriding the provider's `[pools]`: `--pool aws=2`; may be repeated.
+    #[arg(long, value_name = "POOL=N", value_parser = parse_pool_limit)]
+    pub pool: Vec<(String, usize)>,
+}
+
+fn parse_pool_limit(text: &str) -> Result<(String, usize), String> {
+    let (name, limit) = text.split_once('=').ok_or_else(|| format!("`{text}` is not `POOL=N`: write e.g. `aws=2`"))?;
+    let limit: usize = limit.parse().map_err(|_| format!("`{limit}` in `{text}` is not a number of projects"))?;
+    if name.is_empty() || !(1..=10_000).contains(&limit) {
+        return Err(format!("`{text}` needs a pool name and a limit from 1 to 10000"));
+    }
+    Ok((name.to_string(), limit))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -17,6 +17,7 @@ pub enum Command {
     Completions(clap_complete::Shell),
     Unlock(StackSettings),
     ConfigSet(super::ConfigSetSettings),
+    Timeline(crate::cli::TimelineSettings),
 }
 
 impl Command {
@@ -59,6 +60,7 @@ impl Command {
                     project: set.project,
                 }),
             },
+            CommandArguments::Timeline(timeline) => Command::Timeline(timeline.into()),
         };
         Ok((Settings { root, style: OutputStyle::detect() }, command))
     }

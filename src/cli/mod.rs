@@ -3,9 +3,11 @@ mod command;
 mod config_set_settings;
 mod output_style;
 mod settings;
+mod timeline_settings;
 
-pub use arguments::{Arguments, ReportTarget, ShowFormat};
+pub use arguments::{Arguments, ReportTarget, ShowFormat, TimelineFormat};
 pub use command::Command;
 pub use config_set_settings::ConfigSetSettings;
 pub use output_style::OutputStyle;
 pub use settings::{HistorySettings, ProviderSettings, RunSettings, Settings, ShowSettings, StackSettings};
+pub use timeline_settings::TimelineSettings;

@@ -28,6 +28,8 @@ pub struct ShowSettings {
     pub format: ShowFormat,
     pub operation: Operation,
     pub selection: Selection,
+    /// `--pool NAME=N`, over the provider's `[pools]`.
+    pub pools: Vec<(String, usize)>,
 }
 
 #[derive(Debug, Clone)]
@@ -59,6 +61,8 @@ pub struct RunSettings {
     pub wait: bool,
     pub selection: Selection,
     pub targets: Vec<String>,
+    /// `--pool NAME=N`, over the provider's `[pools]`.
+    pub pools: Vec<(String, usize)>,
 }
 
 impl ProviderSettings {
@@ -74,6 +78,7 @@ impl ShowSettings {
             format: arguments.format,
             operation: arguments.operation,
             selection: arguments.selection.into(),
+            pools: arguments.pool,
         }
     }
 }
@@ -103,6 +108,7 @@ impl RunSettings {
             wait: arguments.wait,
             targets: arguments.target,
             selection: arguments.selection.into(),
+            pools: arguments.pool,
         })
     }
 }

@@ -16,5 +16,6 @@ pub fn execute(command: Command, settings: &Settings) -> Result<ExitStatus> {
         Command::Completions(shell) => super::completions(shell),
         Command::Unlock(stack) => super::unlock(settings, &stack),
         Command::ConfigSet(request) => super::config_set(settings, &request),
+        Command::Timeline(timeline) => super::timeline(settings, &timeline),
     }
 }

@@ -40,7 +40,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let selected = select_projects(run, &loaded, &store)?;
     let pending = preflight_and_gather(settings, run, &loaded, &check, &environment, &backend, &selected)?;
     let pulumi = find_pulumi(&environment)?;
-    let plan = ExecutionPlan::new(&loaded.graph, run.operation, &selected);
+    let plan = super::planned(settings, &loaded, run.operation, &selected, Some(&run.stack.stack), &run.pools)?;
     if !run.targets.is_empty() && plan.len() != 1 {
         return Err(UserError::Usage(format!(
             "`--target` applies to one project, but {} are selected: add `--only PROJECT`",
@@ -157,11 +157,26 @@ fn execute_plan(
     let recorder = HistoryRecorder::new(store);
     let history_error = recorder.error_handle();
     let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(LogFiles::new(log_dir)), Box::new(recorder)];
+    let waits_for = plan
+        .steps
+        .iter()
+        .map(|step| {
+            let blockers = step.blockers().map(|node| graph.project(node).path.to_string()).collect();
+            (graph.project(step.node).path.to_string(), blockers)
+        })
+        .collect();
+    reporters.push(Box::new(crate::history::TimelineRecorder::new(settings.root.state_dir(), waits_for)));
     if settings.style.interactive_terminal {
         reporters.push(Box::new(TerminalReporter::new(run.verbose, settings.style.color)));
     } else {
         reporters.push(Box::new(PlainReporter::new(run.verbose)));
     }
+
+    let eta = report::EtaTracker::new(
+        plan.clone(),
+        plan.steps.iter().map(|step| graph.project(step.node).path.clone()).collect(),
+        run.parallelism,
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -171,8 +186,9 @@ fn execute_plan(
         // Reporters write files (logs, history, reports): they get a thread of their own, off
         // the async workers that drive processes.
         let handle = tokio::runtime::Handle::current();
-        let dispatcher =
-            tokio::task::spawn_blocking(move || handle.block_on(report::dispatch_events(receiver, reporters, mask)));
+        let dispatcher = tokio::task::spawn_blocking(move || {
+            handle.block_on(report::dispatch_events(receiver, reporters, mask, eta))
+        });
         let cancellation = Cancellation::new();
         let signals = tokio::spawn(forward_signals(cancellation.clone(), events.clone()));
         events.send(ExecutionEvent::RunStarted(info)).await;

@@ -4,14 +4,13 @@ use super::LoadedProvider;
 use crate::cli::{Settings, ShowFormat, ShowSettings};
 use crate::error::Result;
 use crate::exit_status::ExitStatus;
-use crate::plan::ExecutionPlan;
 use crate::render;
 
 /// `runner show`: the plan drawn on stdout; nothing runs.
 pub fn show(settings: &Settings, show: &ShowSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &show.provider)?;
     let selected = show.selection.resolve(&loaded.graph)?;
-    let plan = ExecutionPlan::new(&loaded.graph, show.operation, &selected);
+    let plan = super::planned(settings, &loaded, show.operation, &selected, None, &show.pools)?;
     let text = match show.format {
         ShowFormat::Tree => render::tree(&loaded.provider, &loaded.graph, &plan),
         ShowFormat::Dot => render::dot(&loaded.provider, &loaded.graph, &plan),

@@ -60,6 +60,12 @@ pub enum ExecutionEvent {
         at: SystemTime,
         interrupted: bool,
     },
+    /// What the history expects the rest of the run to take, renewed as projects start and end.
+    RunEstimate {
+        remaining: std::time::Duration,
+        ended: usize,
+        total: usize,
+    },
 }
 
 /// The executor side of the event channel. Bounded, so a flood of output slows the producer

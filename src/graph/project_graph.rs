@@ -15,6 +15,7 @@ pub type NodeIndex = usize;
 pub struct ProjectGraph {
     projects: Vec<Project>,
     graph: DiGraph<NodeIndex, ()>,
+    strict_phase_barrier: bool,
 }
 
 impl ProjectGraph {
@@ -72,9 +73,15 @@ impl ProjectGraph {
                 }
             }
         }
-        let built = Self { projects: provider.projects.clone(), graph };
+        let built =
+            Self { projects: provider.projects.clone(), graph, strict_phase_barrier: provider.strict_phase_barrier };
         built.reject_cycles()?;
         Ok(built)
+    }
+
+    /// The provider wants MARA's order: kubernetes after the whole infrastructure phase.
+    pub fn strict_phase_barrier(&self) -> bool {
+        self.strict_phase_barrier
     }
 
     /// Iterative on purpose: a recursive search overflows the stack on a provider with a chain

@@ -15,6 +15,8 @@ pub fn test_provider(projects: &[(&str, Phase, &[&str])]) -> Provider {
         projects_root: PathBuf::from("projects"),
         config: Vec::new(),
         secrets_project: None,
+        strict_phase_barrier: false,
+        pools: Default::default(),
         projects: projects
             .iter()
             .enumerate()
@@ -33,6 +35,9 @@ pub fn test_provider(projects: &[(&str, Phase, &[&str])]) -> Provider {
                 prerequisites: Vec::new(),
                 dir: None,
                 only_as_prerequisite: false,
+                provides_cluster: false,
+                needs_cluster: *phase == Phase::Kubernetes,
+                pool: None,
                 origin: Location::line("providers/test.toml", i + 1),
                 dependency_origins: Vec::new(),
             })
@@ -42,8 +47,21 @@ pub fn test_provider(projects: &[(&str, Phase, &[&str])]) -> Provider {
 
 use Phase::{Infrastructure as I, Kubernetes as K};
 
-/// NGINX MARA's AWS projects and their dependencies.
+/// NGINX MARA's AWS projects and their dependencies, marked as the shipped provider marks them:
+/// the kubeconfig project provides the cluster, the image build and push need none.
 pub fn mara_aws_provider() -> Provider {
+    let mut provider = mara_aws_unmarked();
+    for project in &mut provider.projects {
+        match project.path.as_str() {
+            "infrastructure/kubeconfig" | "infrastructure/aws/eks" => project.provides_cluster = true,
+            "utility/kic-image-build" | "utility/kic-image-push" => project.needs_cluster = false,
+            _ => {}
+        }
+    }
+    provider
+}
+
+fn mara_aws_unmarked() -> Provider {
     test_provider(&[
         ("infrastructure/aws/vpc", I, &[]),
         ("infrastructure/aws/eks", I, &["infrastructure/aws/vpc"]),

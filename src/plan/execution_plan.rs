@@ -1,11 +1,31 @@
-use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
 
 use serde::Serialize;
 
-use super::Operation;
+use super::plan_dag::PlanDag;
+use super::{cluster_rule, Operation};
 use crate::graph::{NodeIndex, ProjectGraph};
 use crate::provider::{Phase, Project};
+
+/// Why a project waits for a whole phase rather than for named projects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BarrierReason {
+    /// The provider says `strict_phase_barrier = true` (MARA's own order).
+    Strict,
+    /// No selected project is marked `provides_cluster`, so the whole phase stands for the cluster.
+    NoClusterProvider,
+    /// `destroy` removes the whole kubernetes phase before any infrastructure.
+    Destroy,
+}
+
+/// Every project of `phase` must finish first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PhaseBarrier {
+    pub phase: Phase,
+    pub reason: BarrierReason,
+}
 
 /// One project of a plan and what must finish before it may start.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -13,8 +33,24 @@ pub struct PlanStep {
     pub node: NodeIndex,
     /// Direct blockers among the selected projects, in the operation's direction.
     pub waits_for: Vec<NodeIndex>,
-    /// Projects of the earlier phase must all finish first (the phase barrier), on top of `waits_for`.
-    pub after_phase: Option<Phase>,
+    /// The projects that provide the cluster this kubernetes project needs, beyond `waits_for`.
+    pub waits_for_cluster: Vec<NodeIndex>,
+    /// The whole earlier phase must finish first, on top of the blockers.
+    pub after_phase: Option<PhaseBarrier>,
+    /// The median of the last successful runs of this operation, when the history has any.
+    #[serde(skip)]
+    pub expected: Option<Duration>,
+    /// The longest expected chain from this project's start to the end of the plan: ready
+    /// projects with the longest one start first (all zero when nothing is known).
+    #[serde(skip)]
+    pub remaining_path: Duration,
+}
+
+impl PlanStep {
+    /// Every named project this one waits for: declared dependencies and cluster providers.
+    pub fn blockers(&self) -> impl Iterator<Item = NodeIndex> + '_ {
+        self.waits_for.iter().chain(&self.waits_for_cluster).copied()
+    }
 }
 
 /// What will run, in which order and with what parallelism: pure data derived from the graph.
@@ -27,6 +63,14 @@ pub struct ExecutionPlan {
     pub order: Vec<NodeIndex>,
     /// Projects that may run at the same time, wave by wave.
     pub waves: Vec<Vec<NodeIndex>>,
+    /// Concurrency limit of each named pool; a pool without one is unlimited.
+    pub pool_limits: BTreeMap<String, usize>,
+    /// Phase of each planned node, for the barrier (indexed like `steps`).
+    #[serde(skip)]
+    phases: Vec<Phase>,
+    /// Declaration rank of each step: the tie-breaker of the start priority.
+    #[serde(skip)]
+    ranks: Vec<(u8, i64)>,
 }
 
 impl ExecutionPlan {
@@ -37,31 +81,56 @@ impl ExecutionPlan {
 
     /// Plans only `selected`; edges to unselected projects are dropped (they are assumed done).
     pub fn new(graph: &ProjectGraph, operation: Operation, selected: &BTreeSet<NodeIndex>) -> Self {
-        let (first_phase, second_phase) = if operation.is_reversed() {
-            (Phase::Kubernetes, Phase::Infrastructure)
-        } else {
-            (Phase::Infrastructure, Phase::Kubernetes)
+        let steps = cluster_rule::steps(graph, operation, selected);
+        let phases: Vec<Phase> = steps.iter().map(|step| graph.project(step.node).phase).collect();
+        let ranks = steps.iter().map(|step| start_priority(graph.project(step.node), step.node, operation)).collect();
+        let mut plan = Self {
+            operation,
+            steps,
+            order: Vec::new(),
+            waves: Vec::new(),
+            pool_limits: BTreeMap::new(),
+            phases,
+            ranks,
         };
-        let has_first_phase = selected.iter().any(|&node| graph.project(node).phase == first_phase);
-        let steps: Vec<PlanStep> = selected
-            .iter()
-            .map(|&node| {
-                let blockers = if operation.is_reversed() { graph.dependents(node) } else { graph.dependencies(node) };
-                PlanStep {
-                    node,
-                    waits_for: blockers.into_iter().filter(|other| selected.contains(other)).collect(),
-                    after_phase: (graph.project(node).phase == second_phase && has_first_phase).then_some(first_phase),
-                }
-            })
-            .collect();
-        let order = start_order(graph, operation, &steps);
-        let waves = waves(graph, &steps, &order);
-        Self { operation, steps, order, waves }
+        plan.order = plan.start_order();
+        plan.waves = plan.compute_waves();
+        plan
+    }
+
+    /// Adds what the history knows: `expected(node)` is a project's usual duration. The start
+    /// order becomes critical-path first: the ready project with the longest expected chain
+    /// ahead of it starts first. Unknown projects count as the mean of the known ones there.
+    pub fn with_expected(mut self, expected: &dyn Fn(NodeIndex) -> Option<Duration>) -> Self {
+        for step in &mut self.steps {
+            step.expected = expected(step.node);
+        }
+        let known: Vec<Duration> = self.steps.iter().filter_map(|step| step.expected).collect();
+        let stand_in =
+            if known.is_empty() { Duration::ZERO } else { known.iter().sum::<Duration>() / known.len() as u32 };
+        let dag = self.dag();
+        let slots = self.topological_slots(&dag);
+        let paths = dag.remaining_paths(&slots, &|i| self.steps[i].expected.unwrap_or(stand_in));
+        for (step, path) in self.steps.iter_mut().zip(paths) {
+            step.remaining_path = path;
+        }
+        self.order = self.start_order();
+        self
+    }
+
+    /// Limits per pool (`[pools]` of the provider, then `--pool`).
+    pub fn with_pool_limits(mut self, limits: BTreeMap<String, usize>) -> Self {
+        self.pool_limits = limits;
+        self
     }
 
     pub fn step(&self, node: NodeIndex) -> Option<&PlanStep> {
-        // Steps are sorted by node: they come from a `BTreeSet`.
-        self.steps.binary_search_by_key(&node, |step| step.node).ok().map(|at| &self.steps[at])
+        self.slot(node).map(|at| &self.steps[at])
+    }
+
+    /// Position of `node` in `steps`: steps are sorted by node (they come from a `BTreeSet`).
+    pub fn slot(&self, node: NodeIndex) -> Option<usize> {
+        self.steps.binary_search_by_key(&node, |step| step.node).ok()
     }
 
     pub fn len(&self) -> usize {
@@ -76,10 +145,71 @@ impl ExecutionPlan {
     pub fn max_width(&self) -> usize {
         self.waves.iter().map(Vec::len).max().unwrap_or(0)
     }
+
+    /// Start priority of the step in `slot`: smaller starts first. Longest expected remaining
+    /// chain first, then earlier phase, then declaration order (reversed for destroy).
+    pub fn priority(&self, slot: usize) -> StartPriority {
+        (std::cmp::Reverse(self.steps[slot].remaining_path), self.ranks[slot])
+    }
+
+    pub(crate) fn dag(&self) -> PlanDag {
+        let phase_of = |node: NodeIndex| self.phases[self.slot(node).expect("planned node")];
+        PlanDag::new(&self.steps, &phase_of)
+    }
+
+    /// Phase of the project in `slot`.
+    pub fn phase_at(&self, slot: usize) -> Phase {
+        self.phases[slot]
+    }
+
+    fn topological_slots(&self, dag: &PlanDag) -> Vec<usize> {
+        dag.order(&|i| self.ranks[i])
+    }
+
+    fn start_order(&self) -> Vec<NodeIndex> {
+        self.dag().order(&|i| self.priority(i)).into_iter().map(|i| self.steps[i].node).collect()
+    }
+
+    /// Wave of a project = 1 + the latest wave among its blockers and, behind a phase barrier,
+    /// among every project of the earlier phase.
+    fn compute_waves(&self) -> Vec<Vec<NodeIndex>> {
+        let dag = self.dag();
+        let slots = self.topological_slots(&dag);
+        let barrier = dag.barrier();
+        // Every project feeding the barrier comes before every project behind it in `slots`.
+        let mut barrier_wave: Option<usize> = None;
+        let mut placed: Vec<usize> = vec![0; barrier];
+        for &i in &slots {
+            let mut wave = 0;
+            for blocker in self.steps[i].blockers() {
+                if let Some(j) = self.slot(blocker) {
+                    wave = wave.max(placed[j] + 1);
+                }
+            }
+            if let (Some(_), Some(latest)) = (self.steps[i].after_phase, barrier_wave) {
+                wave = wave.max(latest + 1);
+            }
+            placed[i] = wave;
+            if dag.successors[i].contains(&barrier) {
+                barrier_wave = Some(barrier_wave.map_or(wave, |w| w.max(wave)));
+            }
+        }
+        let count = placed.iter().max().map_or(0, |w| w + 1);
+        let mut waves = vec![Vec::new(); if slots.is_empty() { 0 } else { count }];
+        for &node in &self.order {
+            if let Some(i) = self.slot(node) {
+                waves[placed[i]].push(node);
+            }
+        }
+        waves
+    }
 }
 
-/// Which ready project starts first: earlier phase, then declaration order (reversed for destroy).
-/// The executor uses the same rule, so parallelism 1 reproduces this order exactly.
+/// Smaller starts first: longest expected remaining chain, then phase, then declaration order.
+pub type StartPriority = (std::cmp::Reverse<Duration>, (u8, i64));
+
+/// Which ready project starts first when nothing else is known: earlier phase, then
+/// declaration order (reversed for destroy).
 pub fn start_priority(project: &Project, node: NodeIndex, operation: Operation) -> (u8, i64) {
     let phase_rank = match (project.phase, operation.is_reversed()) {
         (Phase::Infrastructure, false) | (Phase::Kubernetes, true) => 0,
@@ -89,73 +219,12 @@ pub fn start_priority(project: &Project, node: NodeIndex, operation: Operation) 
     (phase_rank, position)
 }
 
-fn start_order(graph: &ProjectGraph, operation: Operation, steps: &[PlanStep]) -> Vec<NodeIndex> {
-    let slot = |node: NodeIndex| steps.binary_search_by_key(&node, |step| step.node).ok();
-    let mut remaining_blockers: Vec<usize> = steps.iter().map(|step| step.waits_for.len()).collect();
-    let mut unblocks: Vec<Vec<usize>> = vec![Vec::new(); steps.len()];
-    for (i, step) in steps.iter().enumerate() {
-        for &blocker in &step.waits_for {
-            if let Some(j) = slot(blocker) {
-                unblocks[j].push(i);
-            }
-        }
-    }
-    let mut ready: BinaryHeap<Reverse<((u8, i64), usize)>> = BinaryHeap::new();
-    for (i, step) in steps.iter().enumerate() {
-        if remaining_blockers[i] == 0 {
-            ready.push(Reverse((start_priority(graph.project(step.node), step.node, operation), i)));
-        }
-    }
-    let mut order = Vec::with_capacity(steps.len());
-    while let Some(Reverse((_, i))) = ready.pop() {
-        order.push(steps[i].node);
-        for &k in &unblocks[i] {
-            remaining_blockers[k] -= 1;
-            if remaining_blockers[k] == 0 {
-                let node = steps[k].node;
-                ready.push(Reverse((start_priority(graph.project(node), node, operation), k)));
-            }
-        }
-    }
-    order
-}
-
-/// Wave of a project = 1 + the latest wave among its blockers and, behind a phase barrier,
-/// among every project of the earlier phase.
-fn waves(graph: &ProjectGraph, steps: &[PlanStep], order: &[NodeIndex]) -> Vec<Vec<NodeIndex>> {
-    let mut wave_of: Vec<Option<usize>> = vec![None; graph.len()];
-    let mut last_wave_of_phase: [Option<usize>; 2] = [None, None];
-    let phase_slot = |phase: Phase| if phase == Phase::Infrastructure { 0 } else { 1 };
-    let step_of = |node: NodeIndex| {
-        &steps[steps.binary_search_by_key(&node, |step| step.node).expect("ordered nodes have steps")]
-    };
-    // `order` is topological and lists a whole phase before the next, so blockers are seen first.
-    for &node in order {
-        let step = step_of(node);
-        let mut wave = step.waits_for.iter().filter_map(|&blocker| wave_of[blocker]).map(|w| w + 1).max().unwrap_or(0);
-        if let Some(phase) = step.after_phase {
-            if let Some(last) = last_wave_of_phase[phase_slot(phase)] {
-                wave = wave.max(last + 1);
-            }
-        }
-        wave_of[node] = Some(wave);
-        let slot = &mut last_wave_of_phase[phase_slot(graph.project(node).phase)];
-        *slot = Some(slot.map_or(wave, |last| last.max(wave)));
-    }
-    let count = wave_of.iter().flatten().max().map_or(0, |w| w + 1);
-    let mut waves = vec![Vec::new(); count];
-    for &node in order {
-        if let Some(wave) = wave_of[node] {
-            waves[wave].push(node);
-        }
-    }
-    waves
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::graph::{mara_aws_provider as mara_aws, test_provider as provider};
+    use crate::plan::CriticalPath;
+    use crate::provider::Provider;
 
     use Phase::{Infrastructure as I, Kubernetes as K};
 
@@ -164,7 +233,10 @@ mod tests {
     }
 
     fn plan_text(operation: Operation) -> String {
-        let provider = mara_aws();
+        plan_text_of(mara_aws(), operation)
+    }
+
+    fn plan_text_of(provider: Provider, operation: Operation) -> String {
         let graph = ProjectGraph::build(&provider).unwrap();
         let plan = ExecutionPlan::full(&graph, operation);
         let mut out = String::from("order:\n");
@@ -189,12 +261,115 @@ mod tests {
     }
 
     #[test]
-    fn kubernetes_waits_for_the_whole_infrastructure_phase() {
+    fn without_cluster_providers_kubernetes_waits_for_the_whole_infrastructure_phase() {
         let provider = provider(&[("slow-infra", I, &[]), ("other-infra", I, &["slow-infra"]), ("k8s-root", K, &[])]);
         let graph = ProjectGraph::build(&provider).unwrap();
         let plan = ExecutionPlan::full(&graph, Operation::Up);
         assert_eq!(plan.waves.len(), 3);
         assert_eq!(paths(&graph, &plan.waves[2]), ["k8s-root"]);
+        let barrier = plan.step(2).unwrap().after_phase.unwrap();
+        assert_eq!(barrier.reason, BarrierReason::NoClusterProvider);
+    }
+
+    fn marked(mut provider: Provider, providers: &[&str], no_cluster: &[&str]) -> Provider {
+        for project in &mut provider.projects {
+            project.provides_cluster = providers.contains(&project.path.as_str());
+            if no_cluster.contains(&project.path.as_str()) {
+                project.needs_cluster = false;
+            }
+        }
+        provider
+    }
+
+    #[test]
+    fn kubernetes_waits_for_its_dependencies_and_the_cluster_only() {
+        let provider = marked(
+            provider(&[
+                ("net", I, &[]),
+                ("cluster", I, &["net"]),
+                ("registry", I, &[]),
+                ("slow-dns", I, &[]),
+                ("image", K, &["registry"]),
+                ("app", K, &["image"]),
+            ]),
+            &["cluster"],
+            &["image"],
+        );
+        let graph = ProjectGraph::build(&provider).unwrap();
+        let plan = ExecutionPlan::full(&graph, Operation::Up);
+        let image = plan.step(4).unwrap();
+        assert!(image.waits_for_cluster.is_empty() && image.after_phase.is_none(), "{image:?}");
+        let app = plan.step(5).unwrap();
+        assert_eq!(paths(&graph, &app.waits_for_cluster), ["cluster"]);
+        assert!(app.after_phase.is_none(), "`slow-dns` does not hold the kubernetes phase back");
+        assert_eq!(paths(&graph, &plan.waves[1]), ["cluster", "image"]);
+    }
+
+    #[test]
+    fn only_the_last_of_a_chain_of_cluster_providers_is_named() {
+        let provider = marked(
+            provider(&[("eks", I, &[]), ("kubeconfig", I, &["eks"]), ("app", K, &[])]),
+            &["eks", "kubeconfig"],
+            &[],
+        );
+        let graph = ProjectGraph::build(&provider).unwrap();
+        let plan = ExecutionPlan::full(&graph, Operation::Up);
+        assert_eq!(paths(&graph, &plan.step(2).unwrap().waits_for_cluster), ["kubeconfig"]);
+        // Selected alone, the app has no cluster provider to wait for: they are assumed done.
+        let alone = ExecutionPlan::new(&graph, Operation::Up, &[2].into_iter().collect());
+        assert!(alone.step(2).unwrap().waits_for_cluster.is_empty() && alone.step(2).unwrap().after_phase.is_none());
+    }
+
+    #[test]
+    fn a_strict_barrier_keeps_maras_order() {
+        let mut strict = mara_aws();
+        strict.strict_phase_barrier = true;
+        insta::assert_snapshot!(plan_text_of(strict.clone(), Operation::Up));
+        let graph = ProjectGraph::build(&strict).unwrap();
+        let plan = ExecutionPlan::full(&graph, Operation::Up);
+        let build = graph.node_of(&crate::provider::ProjectPath::new("utility/kic-image-build")).unwrap();
+        assert_eq!(plan.step(build).unwrap().after_phase.unwrap().reason, BarrierReason::Strict);
+    }
+
+    #[test]
+    fn destroy_removes_the_whole_kubernetes_phase_first() {
+        let provider = mara_aws();
+        let graph = ProjectGraph::build(&provider).unwrap();
+        let plan = ExecutionPlan::full(&graph, Operation::Destroy);
+        let first_infrastructure = plan.order.iter().position(|&n| graph.project(n).phase == I).unwrap();
+        assert!(plan.order[first_infrastructure..].iter().all(|&n| graph.project(n).phase == I));
+        assert!(plan.steps.iter().all(|step| step.waits_for_cluster.is_empty()));
+    }
+
+    #[test]
+    fn expected_durations_make_the_longest_chain_start_first() {
+        // `short` is declared first, but `long` heads the longer chain.
+        let provider = provider(&[("short", I, &[]), ("long", I, &[]), ("after-long", I, &["long"])]);
+        let graph = ProjectGraph::build(&provider).unwrap();
+        let unknown = ExecutionPlan::full(&graph, Operation::Up);
+        assert_eq!(paths(&graph, &unknown.order), ["short", "long", "after-long"], "declaration order");
+        let seconds = [5, 3, 4];
+        let known = ExecutionPlan::full(&graph, Operation::Up)
+            .with_expected(&|node| Some(std::time::Duration::from_secs(seconds[node])));
+        assert_eq!(paths(&graph, &known.order), ["long", "short", "after-long"]);
+        let critical = CriticalPath::of(&known);
+        assert_eq!(paths(&graph, &critical.projects), ["long", "after-long"]);
+        assert_eq!(critical.length, std::time::Duration::from_secs(7));
+        assert_eq!(critical.total_work, std::time::Duration::from_secs(12));
+        assert!(critical.unknown.is_empty());
+    }
+
+    #[test]
+    fn the_critical_path_crosses_a_phase_barrier_and_names_unknown_projects() {
+        let provider = provider(&[("a", I, &[]), ("b", I, &[]), ("k", K, &[])]);
+        let graph = ProjectGraph::build(&provider).unwrap();
+        let seconds = [Some(2), Some(9), None];
+        let plan = ExecutionPlan::full(&graph, Operation::Up)
+            .with_expected(&|node| seconds[node].map(std::time::Duration::from_secs));
+        let critical = CriticalPath::of(&plan);
+        assert_eq!(paths(&graph, &critical.projects), ["b", "k"]);
+        assert_eq!(critical.length, std::time::Duration::from_secs(9));
+        assert_eq!(paths(&graph, &critical.unknown), ["k"]);
     }
 
     #[test]

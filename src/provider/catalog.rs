@@ -1,7 +1,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::project_conversion::ProjectConversion;
+use super::project_conversion::{check_cluster_marks, ProjectConversion};
 use super::provider_file::ProviderFile;
 use super::{ConfigKey, ProjectPath, Provider};
 use crate::config::{read_text, LineIndex, RepositoryRoot};
@@ -56,6 +56,8 @@ impl ProviderCatalog {
             config: Vec::new(),
             secrets_project: None,
             projects: Vec::new(),
+            strict_phase_barrier: false,
+            pools: Default::default(),
         };
         self.merge_file(&mut provider, &file, 0, &mut Vec::new())?;
         if let Some(root) = projects_root {
@@ -121,6 +123,19 @@ impl ProviderCatalog {
             provider.description = parsed.description.clone().unwrap_or_default();
             provider.infra_type = parsed.infra_type.clone();
         }
+        if let Some(strict) = parsed.strict_phase_barrier {
+            provider.strict_phase_barrier = strict;
+        }
+        for (name, limit) in &parsed.pools {
+            let value = *limit.get_ref();
+            if !(1..=10_000).contains(&value) {
+                return Err(UserError::InvalidFile {
+                    location: at(limit.span().start),
+                    message: format!("pool `{name}` has limit {value}; write a number of projects from 1 to 10000"),
+                });
+            }
+            provider.pools.insert(name.clone(), value as usize);
+        }
         if let Some(secrets) = &parsed.secrets_project {
             provider.secrets_project = Some(ProjectPath::new(secrets.get_ref()));
         }
@@ -158,6 +173,7 @@ impl ProviderCatalog {
             provider.projects.push(project);
         }
         for spanned in parsed.amendments {
+            let spanned_start = spanned.span().start;
             let amendment = spanned.into_inner();
             let path = ProjectPath::new(amendment.path.get_ref());
             let Some(&position) = positions.get(&path) else {
@@ -169,6 +185,16 @@ impl ProviderCatalog {
                 });
             };
             let project = &mut provider.projects[position];
+            if let Some(provides) = amendment.provides_cluster {
+                project.provides_cluster = provides;
+            }
+            if let Some(needs) = amendment.needs_cluster {
+                project.needs_cluster = needs;
+            }
+            if let Some(pool) = amendment.pool {
+                project.pool = Some(pool);
+            }
+            check_cluster_marks(project, &at(spanned_start))?;
             let mut present: HashSet<ProjectPath> = project.depends_on.iter().cloned().collect();
             for dependency in amendment.depends_on {
                 let location = at(dependency.span().start);

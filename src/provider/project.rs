@@ -45,6 +45,13 @@ pub struct Project {
     pub dir: Option<String>,
     /// Left out of ordinary runs; runs (as an `up`) only when a project needs it as a prerequisite.
     pub only_as_prerequisite: bool,
+    /// Kubernetes projects (those with `needs_cluster`) wait for every project marked so.
+    pub provides_cluster: bool,
+    /// A kubernetes project that talks to the cluster; `false` lets it start with its own
+    /// dependencies only (an image build or push).
+    pub needs_cluster: bool,
+    /// A concurrency pool (`pool = "aws"`): at most the pool's limit of its projects run at once.
+    pub pool: Option<String>,
     /// Where the project is declared, for error messages.
     #[serde(skip)]
     pub origin: Location,

@@ -4,7 +4,7 @@ use std::time::Duration;
 use toml::Spanned;
 
 use super::provider_file::{GateFile, HookFile, PrerequisiteFile, ProjectFile, RetryFile};
-use super::{GateCheck, HookSpec, Prerequisite, Project, ProjectPath, ReadinessGate, RetryPolicy, SecretSpec};
+use super::{GateCheck, HookSpec, Phase, Prerequisite, Project, ProjectPath, ReadinessGate, RetryPolicy, SecretSpec};
 use crate::config::RepositoryRoot;
 use crate::error::{Location, Result, UserError};
 
@@ -69,7 +69,10 @@ impl ProjectConversion<'_> {
                 });
             }
         }
-        Ok(Project {
+        let project = Project {
+            provides_cluster: raw.provides_cluster,
+            needs_cluster: raw.needs_cluster.unwrap_or(raw.phase == Phase::Kubernetes),
+            pool: raw.pool,
             dir: raw.dir.map(|dir| ProjectPath::new(dir.get_ref()).to_string()),
             only_as_prerequisite: raw.only_as_prerequisite,
             retry,
@@ -94,7 +97,9 @@ impl ProjectConversion<'_> {
             dependency_origins,
             on_success,
             origin: self.origin.clone(),
-        })
+        };
+        check_cluster_marks(&project, self.origin)?;
+        Ok(project)
     }
 
     fn invalid(&self, offset: usize, message: String) -> UserError {
@@ -225,4 +230,27 @@ impl ProjectConversion<'_> {
             )?,
         })
     }
+}
+
+/// The cluster rule is only meaningful one way: infrastructure provides, kubernetes needs.
+pub(super) fn check_cluster_marks(project: &Project, location: &Location) -> Result<()> {
+    if project.provides_cluster && project.phase == Phase::Kubernetes {
+        return Err(UserError::InvalidFile {
+            location: location.clone(),
+            message: format!(
+                "`provides_cluster = true` on `{}`, a kubernetes-phase project: mark the infrastructure project that makes the cluster usable",
+                project.path
+            ),
+        });
+    }
+    if project.needs_cluster && project.phase == Phase::Infrastructure {
+        return Err(UserError::InvalidFile {
+            location: location.clone(),
+            message: format!(
+                "`needs_cluster = true` on `{}`: only kubernetes-phase projects wait for the cluster",
+                project.path
+            ),
+        });
+    }
+    Ok(())
 }

@@ -23,6 +23,11 @@ pub struct Provider {
     pub secrets_project: Option<ProjectPath>,
     /// In declaration order: inherited projects first.
     pub projects: Vec<Project>,
+    /// Every kubernetes project waits for the whole infrastructure phase (MARA's own order),
+    /// instead of for its dependencies and the projects marked `provides_cluster`.
+    pub strict_phase_barrier: bool,
+    /// Concurrency limits by pool name (`[pools] aws = 2`); `--pool aws=1` overrides them.
+    pub pools: std::collections::BTreeMap<String, usize>,
 }
 
 impl Provider {

@@ -20,6 +20,11 @@ pub(super) struct ProviderFile {
     pub projects: Vec<Spanned<ProjectFile>>,
     #[serde(default, rename = "amend")]
     pub amendments: Vec<Spanned<AmendmentFile>>,
+    /// MARA's semantics: every kubernetes project waits for the whole infrastructure phase.
+    pub strict_phase_barrier: Option<bool>,
+    /// Concurrency limits of named pools: `[pools] aws = 2`.
+    #[serde(default)]
+    pub pools: std::collections::BTreeMap<String, Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -63,6 +68,12 @@ pub(super) struct ProjectFile {
     pub dir: Option<Spanned<String>>,
     #[serde(default)]
     pub only_as_prerequisite: bool,
+    /// An infrastructure project that makes the cluster usable: kubernetes projects wait for it.
+    #[serde(default)]
+    pub provides_cluster: bool,
+    /// `false` on a kubernetes project that never talks to the cluster (an image build).
+    pub needs_cluster: Option<bool>,
+    pub pool: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -100,6 +111,9 @@ pub(super) struct AmendmentFile {
     pub path: Spanned<String>,
     #[serde(default)]
     pub depends_on: Vec<Spanned<String>>,
+    pub provides_cluster: Option<bool>,
+    pub needs_cluster: Option<bool>,
+    pub pool: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -30,10 +30,19 @@ pub fn dot(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan) -> S
         }
     }
     for &node in &plan.order {
-        for &blocker in &plan.step(node).expect("planned").waits_for {
+        let step = plan.step(node).expect("planned");
+        for &blocker in &step.waits_for {
             let _ = writeln!(
                 out,
                 "  {} -> {};",
+                quote(graph.project(blocker).path.as_str()),
+                quote(graph.project(node).path.as_str())
+            );
+        }
+        for &blocker in &step.waits_for_cluster {
+            let _ = writeln!(
+                out,
+                "  {} -> {} [style=dashed, label=\"cluster\"];",
                 quote(graph.project(blocker).path.as_str()),
                 quote(graph.project(node).path.as_str())
             );

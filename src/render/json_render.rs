@@ -1,7 +1,7 @@
 use serde::Serialize;
 
 use crate::graph::ProjectGraph;
-use crate::plan::{ExecutionPlan, Operation};
+use crate::plan::{CriticalPath, ExecutionPlan, Operation};
 use crate::provider::Provider;
 
 #[derive(Serialize)]
@@ -11,6 +11,16 @@ struct ShowDocument<'a> {
     order: Vec<&'a str>,
     waves: Vec<Vec<&'a str>>,
     projects: Vec<ProjectEntry<'a>>,
+    expected: ExpectedEntry<'a>,
+}
+
+/// Seconds from the history; `null` when unknown.
+#[derive(Serialize)]
+struct ExpectedEntry<'a> {
+    total_work_seconds: Option<f64>,
+    critical_path_seconds: Option<f64>,
+    critical_path: Vec<&'a str>,
+    unknown: Vec<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -19,11 +29,22 @@ struct ProjectEntry<'a> {
     description: &'a str,
     phase: &'a str,
     depends_on: Vec<&'a str>,
+    /// Cluster providers it waits for beyond `depends_on`.
+    waits_for_cluster: Vec<&'a str>,
+    /// Why it waits, in words (`show` prints the same).
+    waits: Vec<String>,
+    provides_cluster: bool,
+    needs_cluster: bool,
+    pool: Option<&'a str>,
+    expected_seconds: Option<f64>,
 }
 
 /// The plan for scripts: `{"provider", "order", "waves", "projects": [{"path", "description", "phase", "depends_on"}]}`.
 pub fn json(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan) -> String {
     let path = |node: usize| graph.project(node).path.as_str();
+    let step = |node: usize| plan.step(node).expect("planned");
+    let critical = CriticalPath::of(plan);
+    let nothing_known = critical.unknown.len() == plan.len();
     let document = ShowDocument {
         provider: &provider.name,
         operation: plan.operation,
@@ -39,11 +60,31 @@ pub fn json(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan) -> 
                     description: &project.description,
                     phase: project.phase.as_str(),
                     depends_on: project.depends_on.iter().map(|dependency| dependency.as_str()).collect(),
+                    waits_for_cluster: step(node).waits_for_cluster.iter().map(|&n| path(n)).collect(),
+                    waits: super::why_it_waits(graph, plan, node),
+                    provides_cluster: project.provides_cluster,
+                    needs_cluster: project.needs_cluster,
+                    pool: project.pool.as_deref(),
+                    expected_seconds: step(node).expected.map(seconds),
                 }
             })
             .collect(),
+        expected: ExpectedEntry {
+            total_work_seconds: (!nothing_known).then(|| seconds(critical.total_work)),
+            critical_path_seconds: (!nothing_known).then(|| seconds(critical.length)),
+            critical_path: if nothing_known {
+                Vec::new()
+            } else {
+                critical.projects.iter().map(|&n| path(n)).collect()
+            },
+            unknown: critical.unknown.iter().map(|&n| path(n)).collect(),
+        },
     };
     let mut text = serde_json::to_string_pretty(&document).expect("plain data serialises");
     text.push('\n');
     text
+}
+
+fn seconds(duration: std::time::Duration) -> f64 {
+    (duration.as_secs_f64() * 1000.0).round() / 1000.0
 }

@@ -22,8 +22,12 @@ pub fn mermaid(_provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan)
         let _ = writeln!(out, "  end");
     }
     for &node in &plan.order {
-        for &blocker in &plan.step(node).expect("planned").waits_for {
+        let step = plan.step(node).expect("planned");
+        for &blocker in &step.waits_for {
             let _ = writeln!(out, "  {} --> {}", id(blocker), id(node));
+        }
+        for &blocker in &step.waits_for_cluster {
+            let _ = writeln!(out, "  {} -. cluster .-> {}", id(blocker), id(node));
         }
     }
     out

@@ -5,9 +5,14 @@ mod json_render;
 mod mermaid_render;
 #[cfg(test)]
 mod snapshot_tests;
+mod timeline_svg;
 mod tree_render;
 
 pub use dot_render::dot;
 pub use json_render::json;
 pub use mermaid_render::mermaid;
-pub use tree_render::tree;
+pub use timeline_svg::{
+    colour_of, timeline_mermaid, timeline_svg, ATTEMPT_COLOUR, CRITICAL_COLOUR, FAILED_COLOUR, GATE_COLOUR,
+    HOOK_COLOUR, RETRY_WAIT_COLOUR, WAIT_COLOUR,
+};
+pub use tree_render::{duration_text, tree, why_it_waits};

@@ -1,7 +1,8 @@
 //! Snapshots of every drawing of NGINX MARA's AWS plan.
 
-use crate::graph::{mara_aws_provider as mara_aws, ProjectGraph};
+use crate::graph::{mara_aws_provider as mara_aws, test_provider, ProjectGraph};
 use crate::plan::{ExecutionPlan, Operation};
+use crate::provider::Phase::{Infrastructure as I, Kubernetes as K};
 
 #[test]
 fn mara_aws_tree() {
@@ -27,4 +28,34 @@ fn mara_aws_mermaid_and_dot() {
         super::mermaid(&provider, &graph, &plan),
         super::dot(&provider, &graph, &plan)
     ));
+}
+
+#[test]
+fn mara_aws_tree_with_history() {
+    let provider = mara_aws();
+    let graph = ProjectGraph::build(&provider).unwrap();
+    // Minutes of a fresh MARA deployment, per project in declaration order (two unknown).
+    let minutes = [3, 14, 1, 0, 1, 8, 2, 0, 2, 3, 1, 2, 4, 3, 0];
+    let plan = ExecutionPlan::full(&graph, Operation::Up).with_expected(&|node| {
+        (node != 7 && node != 14).then(|| std::time::Duration::from_secs(60 * minutes[node] + 30))
+    });
+    insta::assert_snapshot!(super::tree(&provider, &graph, &plan));
+}
+
+#[test]
+fn show_says_why_each_project_waits() {
+    let mut provider = test_provider(&[
+        ("net", I, &[]),
+        ("cluster", I, &["net"]),
+        ("registry", I, &[]),
+        ("slow-dns", I, &[]),
+        ("image", K, &["registry"]),
+        ("app", K, &["image"]),
+    ]);
+    provider.projects[1].provides_cluster = true;
+    provider.projects[4].needs_cluster = false;
+    let graph = ProjectGraph::build(&provider).unwrap();
+    let plan = ExecutionPlan::full(&graph, Operation::Up);
+    assert_eq!(super::why_it_waits(&graph, &plan, 5), ["after image", "needs the cluster: cluster"]);
+    assert_eq!(super::why_it_waits(&graph, &plan, 4), ["after registry", "needs no cluster"]);
 }

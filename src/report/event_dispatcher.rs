@@ -1,23 +1,28 @@
 use tokio::sync::mpsc;
 
-use super::{Reporter, RunSummary};
+use super::{EtaTracker, Reporter, RunSummary};
 use crate::execute::ExecutionEvent;
 use crate::secrets::SecretMask;
 
 /// Hands every event, masked, to every reporter, until the executor drops its sender.
+/// With an `eta`, each start and end is followed by a fresh `RunEstimate`.
 /// Returns the summary it collected along the way.
 pub async fn dispatch_events(
     mut receiver: mpsc::Receiver<ExecutionEvent>,
     mut reporters: Vec<Box<dyn Reporter>>,
     mask: SecretMask,
+    mut eta: Option<EtaTracker>,
 ) -> RunSummary {
     let mut summary = RunSummary::default();
     while let Some(event) = receiver.recv().await {
         let event = mask_event(event, &mask);
-        for reporter in reporters.iter_mut() {
-            reporter.on_event(&event);
+        let estimate = eta.as_mut().and_then(|eta| eta.on_event(&event));
+        for event in std::iter::once(event).chain(estimate) {
+            for reporter in reporters.iter_mut() {
+                reporter.on_event(&event);
+            }
+            summary.on_event(&event);
         }
-        summary.on_event(&event);
     }
     summary
 }

@@ -1,3 +1,4 @@
+mod eta_tracker;
 mod event_dispatcher;
 mod json_report;
 mod junit_report;
@@ -9,6 +10,7 @@ mod reporter;
 mod run_summary;
 mod terminal_reporter;
 
+pub use eta_tracker::EtaTracker;
 pub use event_dispatcher::dispatch_events;
 pub use json_report::write_json_report;
 pub use junit_report::write_junit_report;

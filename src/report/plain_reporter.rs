@@ -7,11 +7,13 @@ use crate::execute::{ExecutionEvent, ProjectResult};
 /// For CI logs and pipes: one timestamped line per state change, no spinners, no colour.
 pub struct PlainReporter {
     verbose: bool,
+    /// How many had ended at the last printed estimate.
+    last_estimate_at: usize,
 }
 
 impl PlainReporter {
     pub fn new(verbose: bool) -> Self {
-        Self { verbose }
+        Self { verbose, last_estimate_at: usize::MAX }
     }
 }
 
@@ -22,6 +24,13 @@ fn timestamp() -> String {
 
 impl Reporter for PlainReporter {
     fn on_event(&mut self, event: &ExecutionEvent) {
+        // After each end a new estimate is news; after a start it rarely changes.
+        if let ExecutionEvent::RunEstimate { ended, .. } = event {
+            if *ended == self.last_estimate_at {
+                return;
+            }
+            self.last_estimate_at = *ended;
+        }
         if let Some(line) = self.line(event, &timestamp()) {
             let _ = writeln!(std::io::stderr().lock(), "{line}");
         }
@@ -67,6 +76,9 @@ impl PlainReporter {
                 "interrupted: cancelling running projects (Ctrl-C again to kill them)".into()
             }
             ExecutionEvent::Interrupting { kill: true } => "interrupted again: killing running projects".into(),
+            ExecutionEvent::RunEstimate { remaining, ended, total } => {
+                format!("eta: about {} left ({ended} of {total} done)", format_duration(*remaining))
+            }
             _ => return None,
         };
         Some(format!("{timestamp} {line}"))

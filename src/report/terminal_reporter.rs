@@ -17,12 +17,14 @@ pub struct TerminalReporter {
     width: usize,
     verbose: bool,
     color: bool,
+    /// `about 3m10s left (5 of 15 done)`, below the running projects, once the history knows.
+    eta: Option<ProgressBar>,
 }
 
 impl TerminalReporter {
     pub fn new(verbose: bool, color: bool) -> Self {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(8));
-        Self { multi, bars: HashMap::new(), width: 20, verbose, color }
+        Self { multi, bars: HashMap::new(), width: 20, verbose, color, eta: None }
     }
 
     /// `color` was decided once from the terminal and `NO_COLOR` (see `OutputStyle`); forcing it
@@ -123,8 +125,22 @@ impl Reporter for TerminalReporter {
             ExecutionEvent::Interrupting { kill } => {
                 let _ = self.multi.println(self.interrupting_line(*kill));
             }
+            ExecutionEvent::RunEstimate { remaining, ended, total } => {
+                let multi = self.multi.clone();
+                let bar = self.eta.get_or_insert_with(|| {
+                    let bar = multi.add(ProgressBar::new_spinner());
+                    bar.set_style(
+                        ProgressStyle::with_template("  {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                    );
+                    bar
+                });
+                bar.set_message(format!("about {} left ({ended} of {total} done)", format_duration(*remaining)));
+            }
             ExecutionEvent::RunFinished { .. } => {
                 for (_, bar) in self.bars.drain() {
+                    bar.finish_and_clear();
+                }
+                if let Some(bar) = self.eta.take() {
                     bar.finish_and_clear();
                 }
                 let _ = self.multi.clear();

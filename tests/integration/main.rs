@@ -21,6 +21,7 @@ mod record_integrity_test;
 mod recovery_test;
 mod run_fake_pulumi_test;
 mod run_real_pulumi_test;
+mod scheduling_test;
 mod secret_canary_test;
 mod seed_prerequisite_test;
 mod show_test;

@@ -1,0 +1,36 @@
+use std::io::Write;
+
+use crate::cli::{Settings, TimelineFormat, TimelineSettings};
+use crate::error::{Result, UserError};
+use crate::exit_status::ExitStatus;
+use crate::history::{RunStore, RunTimeline};
+use crate::render;
+
+/// `runner timeline [RUN]`: where the time of a run went, as an SVG or a Mermaid gantt.
+pub fn timeline(settings: &Settings, timeline: &TimelineSettings) -> Result<ExitStatus> {
+    let state_dir = settings.root.state_dir();
+    let runs = RunStore::new(&state_dir).runs();
+    let record = match &timeline.run {
+        Some(id) => runs.iter().find(|run| &run.run_id == id).ok_or_else(|| {
+            UserError::Usage(format!("no run `{id}` is recorded in `.runner/history/`: `runner history` lists them"))
+        })?,
+        None => runs.last().ok_or_else(|| {
+            UserError::Usage("no run is recorded yet in `.runner/history/`: run `runner up` first".into())
+        })?,
+    };
+    let data = RunTimeline::load(&state_dir, &record.run_id).unwrap_or_else(|| RunTimeline::from_record(record));
+    let text = match timeline.format {
+        TimelineFormat::Svg => render::timeline_svg(&data),
+        TimelineFormat::Mermaid => render::timeline_mermaid(&data),
+    };
+    match &timeline.output {
+        Some(path) => {
+            crate::config::write_atomically(path, text.as_bytes())?;
+            eprintln!("timeline of run `{}` written to {}", record.run_id, path.display());
+        }
+        None => {
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        }
+    }
+    Ok(ExitStatus::Success)
+}
