@@ -5,6 +5,7 @@ mod operation_progress;
 mod pulumi_job;
 mod pulumi_manifest;
 mod pulumi_process;
+mod resource_change;
 
 pub use backend::Backend;
 pub use child_environment::{is_secret_name, ChildEnvironment};
@@ -13,3 +14,4 @@ pub use operation_progress::{OperationProgress, ResourceChanges};
 pub use pulumi_job::{PulumiJob, PulumiJobContext};
 pub use pulumi_manifest::PulumiManifest;
 pub use pulumi_process::{ExitState, ProcessOutcome, PulumiProcess};
+pub use resource_change::{read_resource_changes, ChangeKind, ResourceChange, ResourceChangeCollector};
