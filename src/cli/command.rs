@@ -16,6 +16,7 @@ pub enum Command {
     Status(StackSettings),
     History(HistorySettings),
     Doctor(ProviderSettings),
+    Outputs(super::OutputsSettings),
     Completions(clap_complete::Shell),
 }
 
@@ -45,6 +46,10 @@ impl Command {
             CommandArguments::Destroy(run) => {
                 Command::Run(RunSettings::from_arguments(run, Operation::Destroy, &root)?)
             }
+            CommandArguments::Drift(run) => Command::Run(RunSettings::from_arguments(run, Operation::Drift, &root)?),
+            CommandArguments::Outputs(outputs) => {
+                Command::Outputs(super::OutputsSettings::from_arguments(outputs, &root)?)
+            }
             CommandArguments::Status(stack) => Command::Status(StackSettings::from_arguments(stack, &root)?),
             CommandArguments::History(history) => Command::History(HistorySettings::from_arguments(history)),
             CommandArguments::Doctor(doctor) => Command::Doctor(ProviderSettings::from_arguments(doctor.provider)),
@@ -62,6 +67,7 @@ impl Command {
             Command::Status(stack) => commands::status(settings, &stack),
             Command::History(history) => commands::history(settings, &history),
             Command::Doctor(provider) => commands::doctor(settings, &provider),
+            Command::Outputs(outputs) => commands::outputs(settings, &outputs),
             Command::Completions(shell) => commands::completions(shell),
         }
     }

@@ -6,4 +6,6 @@ mod settings;
 pub use arguments::{Arguments, ReportTarget, ShowFormat};
 pub use command::Command;
 pub use output_style::OutputStyle;
-pub use settings::{HistorySettings, ProviderSettings, RunSettings, Settings, ShowSettings, StackSettings};
+pub use settings::{
+    HistorySettings, OutputsSettings, ProviderSettings, RunSettings, Settings, ShowSettings, StackSettings,
+};

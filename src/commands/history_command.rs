@@ -21,13 +21,14 @@ pub fn history(settings: &Settings, history: &HistorySettings) -> Result<ExitSta
         let state = format!("{:?}", run.state).to_lowercase();
         let _ = writeln!(
             out,
-            "{}  {started}  {:8} {:12} {:10} {:11} {} projects, {failed} not succeeded",
+            "{}  {started}  {:8} {:12} {:10} {:11} {} projects, {failed} not succeeded{}",
             run.run_id,
             run.operation,
             run.provider,
             run.stack,
             state,
-            run.projects.len()
+            run.projects.len(),
+            super::drift_status::drift_suffix(run)
         );
     }
     Ok(ExitStatus::Success)

@@ -30,7 +30,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let mut environment = ChildEnvironment::build(std::env::vars(), &run.stack.environment, &settings.root);
     let backend = Backend::from_environment(&environment);
     let store = RunStore::new(&settings.root.state_dir());
-    let selected = select_projects(run, &loaded, &store)?;
+    let selected = select_projects(settings, run, &loaded, &store)?;
     let pending = gather_configuration(settings, run, &loaded, &check, &environment, &backend, &selected)?;
     let pulumi = find_pulumi(&environment)?;
     let plan = ExecutionPlan::new(&loaded.graph, run.operation, &selected);
@@ -97,6 +97,9 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         log_dir: log_dir.clone(),
         started: SystemTime::now(),
     };
+    let outputs_environment = environment.clone();
+    let outputs_pulumi = pulumi.clone();
+    let outputs_mask = mask.clone();
     let job = PulumiJob::new(PulumiJobContext {
         pulumi,
         provider: loaded.provider.clone(),
@@ -112,7 +115,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         targets: run.targets.clone(),
     });
     let mut reporters: Vec<Box<dyn Reporter>> =
-        vec![Box::new(LogFiles::new(log_dir)), Box::new(HistoryRecorder::new(store))];
+        vec![Box::new(LogFiles::new(log_dir)), Box::new(HistoryRecorder::new(store.clone()))];
     if settings.style.interactive_terminal {
         reporters.push(Box::new(TerminalReporter::new(run.verbose, settings.style.color)));
     } else {
@@ -137,13 +140,35 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     });
     report_stack_locks(&loaded, &backend_for_locks, &run.stack.stack, &summary);
     drop(lock);
-    finish(run, &summary)
+    let status = finish(run, &summary)?;
+    let changes = super::run_changes::report_changes(run, &summary, &store)?;
+    if run.operation == Operation::Up {
+        let reader = super::stack_outputs::OutputReader {
+            pulumi: &outputs_pulumi,
+            provider: &loaded.provider,
+            stack: &run.stack.stack,
+            environment: &outputs_environment,
+            backend: &backend_for_locks,
+            show_secrets: false,
+            mask: &outputs_mask,
+        };
+        super::run_changes::print_shown_outputs(&reader, &summary);
+    }
+    if status == ExitStatus::Success && super::run_changes::changes_fail_the_run(run, changes.as_ref()) {
+        return Ok(ExitStatus::ChangesFound);
+    }
+    Ok(status)
 }
 
 /// Everything, a `--only/--from/--exclude` part of the graph, or what the last run left undone.
-fn select_projects(run: &RunSettings, loaded: &LoadedProvider, store: &RunStore) -> Result<BTreeSet<NodeIndex>> {
+fn select_projects(
+    settings: &Settings,
+    run: &RunSettings,
+    loaded: &LoadedProvider,
+    store: &RunStore,
+) -> Result<BTreeSet<NodeIndex>> {
     if !run.resume {
-        return run.selection.resolve(&loaded.graph);
+        return super::select_with_affected(settings, loaded, &run.selection, Some(&run.stack.stack));
     }
     let last = store
         .runs_of(&loaded.provider.name, &run.stack.stack)
@@ -210,6 +235,8 @@ fn finish(run: &RunSettings, summary: &RunSummary) -> Result<ExitStatus> {
         match target {
             ReportTarget::Json(path) => report::write_json_report(summary, path)?,
             ReportTarget::Junit(path) => report::write_junit_report(summary, path)?,
+            // Written with the resource changes, after the run (`run_changes`).
+            ReportTarget::Markdown(_) => {}
         }
     }
     Ok(if summary.interrupted {
@@ -256,7 +283,7 @@ fn confirm_destroy(run: &RunSettings, projects: usize) -> Result<()> {
     }
 }
 
-fn find_pulumi(environment: &ChildEnvironment) -> Result<PathBuf> {
+pub(super) fn find_pulumi(environment: &ChildEnvironment) -> Result<PathBuf> {
     let path = environment.get("PATH").map(str::to_string).unwrap_or_default();
     let cwd = std::env::current_dir().unwrap_or_default();
     which::which_in("pulumi", Some(path), cwd).map_err(|_| UserError::ProgramMissing {

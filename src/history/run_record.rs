@@ -28,6 +28,9 @@ pub struct ProjectRecord {
     /// Set when it differs from the run's operation (a prerequisite's `up`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operation: Option<String>,
+    /// A `drift` run's drifted resources: `update tokenauth:index:File edited`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drifted: Vec<String>,
 }
 
 impl ProjectRecord {
@@ -43,6 +46,7 @@ impl ProjectRecord {
             reason: None,
             retries: Vec::new(),
             operation,
+            drifted: Vec::new(),
         }
     }
 }

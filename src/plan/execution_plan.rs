@@ -188,6 +188,7 @@ pub(crate) mod tests {
                     prerequisites: Vec::new(),
                     dir: None,
                     only_as_prerequisite: false,
+                    show_outputs: Vec::new(),
                     origin: Location::line("providers/test.toml", i + 1),
                     dependency_origins: Vec::new(),
                 })

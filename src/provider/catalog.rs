@@ -315,6 +315,7 @@ fn convert_project(raw: ProjectFile, origin: &Location, at: &dyn Fn(usize) -> Lo
     Ok(Project {
         dir: raw.dir.map(|dir| ProjectPath::new(dir.get_ref()).to_string()),
         only_as_prerequisite: raw.only_as_prerequisite,
+        show_outputs: raw.show_outputs,
         retry,
         ready,
         targets: raw.targets,

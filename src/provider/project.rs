@@ -49,6 +49,8 @@ pub struct Project {
     pub dir: Option<String>,
     /// Left out of ordinary runs; runs (as an `up`) only when a project needs it as a prerequisite.
     pub only_as_prerequisite: bool,
+    /// Stack outputs worth showing at the end of a terminal `up` (the application's URL).
+    pub show_outputs: Vec<String>,
     /// Where the project is declared, for error messages.
     #[serde(skip)]
     pub origin: Location,

@@ -62,6 +62,8 @@ pub(super) struct ProjectFile {
     pub dir: Option<Spanned<String>>,
     #[serde(default)]
     pub only_as_prerequisite: bool,
+    #[serde(default)]
+    pub show_outputs: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

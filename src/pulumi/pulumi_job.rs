@@ -156,7 +156,7 @@ impl PulumiJob {
         let exists = context.backend.stack_exists(&manifest.name, &context.stack);
 
         if exists == Some(false) {
-            if matches!(operation, Operation::Refresh | Operation::Destroy) {
+            if matches!(operation, Operation::Refresh | Operation::Destroy | Operation::Drift) {
                 let reason = format!("stack `{stack}` does not exist; nothing to {operation}");
                 return finish(ProjectResult::Succeeded, &OperationProgress::default(), Some(reason), None);
             }
@@ -390,14 +390,8 @@ impl PulumiJob {
             let _ = std::fs::create_dir_all(parent);
         }
         let _ = std::fs::remove_file(&event_log);
-        let mut args: Vec<String> = vec![
-            operation.as_str().into(),
-            "--stack".into(),
-            stack.into(),
-            "--non-interactive".into(),
-            "--color".into(),
-            "never".into(),
-        ];
+        let mut args: Vec<String> = operation.pulumi_command().iter().map(|part| part.to_string()).collect();
+        args.extend(["--stack".into(), stack.into(), "--non-interactive".into(), "--color".into(), "never".into()]);
         if operation.mutates() {
             args.extend(["--yes".into(), "--skip-preview".into()]);
         }
@@ -558,7 +552,9 @@ impl PulumiJob {
             (ExitState::SpawnFailed(reason), _, _) => format!("could not start `pulumi`: {reason}"),
             (_, Some(first), _) => first.lines().next().unwrap_or(first).to_string(),
             (_, None, Some(printed)) => printed.to_string(),
-            (exit, None, None) => format!("`pulumi {}` ended with {}", self.context.operation, exit.describe()),
+            (exit, None, None) => {
+                format!("`pulumi {}` ended with {}", self.context.operation.pulumi_command().join(" "), exit.describe())
+            }
         };
         FailureDetail {
             summary,

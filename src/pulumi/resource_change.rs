@@ -196,9 +196,7 @@ mod tests {
     use super::*;
 
     fn fixture(name: &str) -> Vec<ResourceChange> {
-        read_resource_changes(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pulumi-events").join(name),
-        )
+        read_resource_changes(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pulumi-events").join(name))
     }
 
     fn described(changes: &[ResourceChange]) -> Vec<String> {

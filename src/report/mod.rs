@@ -1,3 +1,4 @@
+mod change_report;
 mod event_dispatcher;
 mod json_report;
 mod junit_report;
@@ -7,6 +8,7 @@ mod reporter;
 mod run_summary;
 mod terminal_reporter;
 
+pub use change_report::{write_markdown_report, ChangeReport, ProjectChanges};
 pub use event_dispatcher::dispatch_events;
 pub use json_report::write_json_report;
 pub use junit_report::write_junit_report;

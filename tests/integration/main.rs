@@ -14,4 +14,5 @@ mod run_real_pulumi_test;
 mod secret_canary_test;
 mod seed_prerequisite_test;
 mod show_test;
+mod team_workflows_test;
 mod validate_test;
