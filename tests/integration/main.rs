@@ -2,6 +2,7 @@
 
 mod support;
 
+mod affected_test;
 mod doctor_test;
 mod errors_test;
 mod hostile_input_test;
