@@ -38,10 +38,38 @@ pub fn report_changes(run: &RunSettings, summary: &RunSummary, store: &RunStore)
     if let Some(path) = step_summary.filter(|_| run.operation.is_preview()) {
         write_markdown_report(&report, Path::new(&path), true)?;
     }
+    for target in &run.reports {
+        if let ReportTarget::Json(path) = target {
+            add_resources_to_json_report(&report, path)?;
+        }
+    }
     if run.operation == Operation::Drift {
         record_drift(&report, summary, store);
     }
     Ok(Some(report))
+}
+
+/// The JSON report names each project's changed resources too (`resources`), and whether
+/// anything changes (`changes_found`): written by `finish`, completed here.
+fn add_resources_to_json_report(report: &ChangeReport, path: &Path) -> Result<()> {
+    let Ok(text) = std::fs::read_to_string(path) else { return Ok(()) };
+    let Ok(mut json) = serde_json::from_str::<serde_json::Value>(&text) else { return Ok(()) };
+    if let Some(projects) = json.get_mut("projects").and_then(|projects| projects.as_array_mut()) {
+        for entry in projects.iter_mut() {
+            let changes =
+                report.projects.iter().find(|p| entry.get("project").and_then(|v| v.as_str()) == Some(&p.project));
+            if let (Some(changes), Some(object)) = (changes, entry.as_object_mut()) {
+                object.insert("resources".into(), serde_json::to_value(&changes.resources).unwrap_or_default());
+            }
+        }
+    }
+    if let Some(object) = json.as_object_mut() {
+        object.insert("changes_found".into(), serde_json::Value::Bool(report.has_changes()));
+    }
+    let mut text =
+        serde_json::to_string_pretty(&json).map_err(|err| crate::error::UserError::Internal(err.to_string()))?;
+    text.push('\n');
+    crate::config::write_atomically(path, text.as_bytes())
 }
 
 /// Names the drifted resources of each project in the run's history record.

@@ -192,14 +192,34 @@ fn preview_report_drift_outputs_and_affected_against_the_real_pulumi() {
     assert!(clean.stdout().contains("no drift in 3 projects"), "{}", clean.stdout());
     std::fs::write(workspace.path("files/edited"), "changed by hand").unwrap();
     std::fs::remove_file(workspace.path("files/added")).unwrap();
-    let drift =
-        workspace.run(&["drift", "--provider", "files", "--non-interactive", "--report", "markdown=report-drift.md"]);
+    let drift = workspace.run(&[
+        "drift",
+        "--provider",
+        "files",
+        "--non-interactive",
+        "--report",
+        "markdown=report-drift.md",
+        "--report",
+        "json=report-drift.json",
+    ]);
     drift.expect_code(3).expect_stderr_contains("drift found in 1 of 3 projects: store");
     assert!(drift.stdout().contains("what drifted:\n  store (1 to delete, 1 to update)\n"), "{}", drift.stdout());
     let drift_html = html_of(&std::fs::read_to_string(workspace.path("report-drift.md")).unwrap());
     assert!(drift_html.contains("<strong>DELETE</strong> ⚠️ <code>added</code>"), "{drift_html}");
     assert!(drift_html.contains("update <code>edited</code>"), "{drift_html}");
     assert!(drift_html.contains("No drift (2)"), "{drift_html}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(workspace.path("report-drift.json")).unwrap()).unwrap();
+    assert_eq!(json["operation"], "drift");
+    assert_eq!(json["changes_found"], true);
+    let store = json["projects"].as_array().unwrap().iter().find(|p| p["project"] == "store").unwrap();
+    let resources: Vec<String> = store["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| format!("{} {}", r["kind"].as_str().unwrap(), r["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(resources, ["delete added", "update edited"]);
     // Drift changes nothing: the file is still as edited.
     assert_eq!(std::fs::read_to_string(workspace.path("files/edited")).unwrap(), "changed by hand");
 
