@@ -192,7 +192,7 @@ pub struct RunArguments {
     pub yes: bool,
 
     /// Run only what failed, was skipped or cancelled in the last run of this stack, and what depends on it.
-    #[arg(long, conflicts_with_all = ["only", "from", "exclude"])]
+    #[arg(long, conflicts_with_all = ["only", "from", "exclude", "affected"])]
     pub resume: bool,
 
     /// Wait for another runner working on the same stack instead of failing at once.

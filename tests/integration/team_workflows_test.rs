@@ -253,3 +253,35 @@ fn preview_report_drift_outputs_and_affected_against_the_real_pulumi() {
         status.stdout()
     );
 }
+
+/// The CI examples in the README are copied as they are: they must at least be valid YAML.
+#[test]
+fn the_readme_ci_examples_are_valid_yaml() {
+    let readme = std::fs::read_to_string(crate::support::repository().join("README.md")).unwrap();
+    let section = &readme[readme.find("## In CI").expect("an `In CI` section")..];
+    let blocks: Vec<&str> =
+        section.split("```yaml\n").skip(1).map(|block| block.split("```").next().unwrap()).collect();
+    assert!(blocks.len() >= 3, "{blocks:?}");
+    for block in blocks {
+        let parsed: serde_yaml::Value = serde_yaml::from_str(block).unwrap_or_else(|err| panic!("{err}\n{block}"));
+        assert!(parsed.is_mapping(), "{block}");
+    }
+    assert!(section.contains("runner preview") && section.contains("--affected") && section.contains("runner drift"));
+}
+
+/// A failed project is in the markdown report with Pulumi's own error.
+#[test]
+fn the_markdown_report_shows_a_failure_with_the_real_error() {
+    let workspace = real_files_workspace();
+    workspace
+        .file("projects/other/Pulumi.yaml", "name: other\nruntime: yaml\noutputs:\n  n: ${undefinedThing.value}\n");
+    let preview =
+        workspace.run(&["preview", "--provider", "files", "--non-interactive", "--report", "markdown=report.md"]);
+    preview.expect_code(1);
+    let markdown = std::fs::read_to_string(workspace.path("report.md")).unwrap();
+    let html = html_of(&markdown);
+    assert!(html.contains("❌ <code>other</code> failed"), "{html}");
+    assert!(html.contains("undefinedThing"), "{html}");
+    // The two projects that ran name their changes: everything is created.
+    assert!(html.contains("create <code>edited</code>"), "{html}");
+}
