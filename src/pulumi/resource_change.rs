@@ -187,7 +187,7 @@ fn name_of(urn: &str) -> &str {
 
 /// The resource's own type: the last `$`-separated part of the type segment.
 fn type_of(urn: &str) -> &str {
-    let segment = urn.splitn(4, "::").nth(2).unwrap_or("");
+    let segment = urn.split("::").nth(2).unwrap_or("");
     segment.rsplit('$').next().unwrap_or(segment)
 }
 
