@@ -41,13 +41,18 @@ pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitSta
         let object: serde_json::Map<String, serde_json::Value> = results
             .iter()
             .filter_map(|result| {
-                result.outputs.as_ref().ok().map(|o| (result.project.clone(), serde_json::Value::Object(o.clone())))
+                let values = result.outputs.as_ref().ok().filter(|_| result.deployed)?;
+                Some((result.project.clone(), serde_json::Value::Object(values.clone())))
             })
             .collect();
         let _ = writeln!(out, "{}", serde_json::to_string_pretty(&object).unwrap_or_default());
     } else {
         for result in &results {
             let Ok(values) = &result.outputs else { continue };
+            if !result.deployed {
+                let _ = writeln!(out, "{}  (not deployed on stack `{}`)", result.project, outputs.stack.stack);
+                continue;
+            }
             if values.is_empty() {
                 let _ = writeln!(out, "{}  (no outputs)", result.project);
                 continue;

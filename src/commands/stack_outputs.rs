@@ -14,6 +14,8 @@ const AT_ONCE: usize = 4;
 pub struct ProjectOutputs {
     pub project: String,
     pub outputs: Result<serde_json::Map<String, serde_json::Value>, String>,
+    /// False when the stack does not exist yet: no outputs, and no error either.
+    pub deployed: bool,
 }
 
 pub struct OutputReader<'a> {
@@ -42,6 +44,7 @@ impl OutputReader<'_> {
                         handle.join().unwrap_or_else(|_| ProjectOutputs {
                             project: project.path.to_string(),
                             outputs: Err("internal error while reading outputs".into()),
+                            deployed: true,
                         })
                     })
                     .collect()
@@ -53,15 +56,21 @@ impl OutputReader<'_> {
 
     fn read(&self, project: &Project) -> ProjectOutputs {
         let dir: PathBuf = self.provider.dir_of(project);
+        let not_deployed = PulumiManifest::load(&dir)
+            .is_ok_and(|manifest| self.backend.stack_exists(&manifest.name, self.stack) == Some(false));
+        if not_deployed {
+            return ProjectOutputs {
+                project: project.path.to_string(),
+                outputs: Ok(Default::default()),
+                deployed: false,
+            };
+        }
         let outputs = self.read_dir(&dir);
-        ProjectOutputs { project: project.path.to_string(), outputs }
+        ProjectOutputs { project: project.path.to_string(), outputs, deployed: true }
     }
 
     fn read_dir(&self, dir: &Path) -> Result<serde_json::Map<String, serde_json::Value>, String> {
         let manifest = PulumiManifest::load(dir)?;
-        if self.backend.stack_exists(&manifest.name, self.stack) == Some(false) {
-            return Err(format!("stack `{}` does not exist: not deployed yet", self.stack));
-        }
         let stack = self.backend.qualified_stack(&manifest.name, self.stack);
         let mut args = vec!["stack", "output", "--json", "--non-interactive", "--stack", &stack];
         if self.show_secrets {

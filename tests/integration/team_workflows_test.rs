@@ -103,6 +103,11 @@ fn preview_report_drift_outputs_and_affected_against_the_real_pulumi() {
     git(&workspace, &["add", "-A"]);
     git(&workspace, &["commit", "-q", "-m", "first"]);
 
+    // Before anything is deployed, `outputs` says so without failing.
+    let nothing = workspace.run(&["outputs", "--provider", "files"]);
+    nothing.expect_code(0);
+    assert!(nothing.stdout().contains("store  (not deployed on stack `dev`)"), "{}", nothing.stdout());
+
     // `up`, then the outputs a provider marks worth showing.
     let up = workspace.run(&["up", "--provider", "files", "--non-interactive"]);
     up.expect_code(0);
