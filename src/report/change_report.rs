@@ -151,6 +151,10 @@ impl ChangeReport {
         let (noun, none) = self.noun();
         let _ =
             writeln!(out, "## runner {}: {} on stack {}\n", self.operation, code(&self.provider), code(&self.stack));
+        if self.projects.is_empty() {
+            let _ = writeln!(out, "No project was selected: nothing to {}.", self.operation);
+            return out;
+        }
         let changed: Vec<&ProjectChanges> = self.projects.iter().filter(|p| p.has_changes()).collect();
         let failed: Vec<&ProjectChanges> =
             self.projects.iter().filter(|p| p.result != ProjectResult::Succeeded && !p.has_changes()).collect();
@@ -332,6 +336,25 @@ mod tests {
         let text = report().terminal();
         assert!(text.starts_with("what changes:\n  infra/vpc (1 to delete, 1 to create)\n"), "{text}");
         assert!(text.contains("-  delete   aws:s3/bucket:Bucket  old"), "{text}");
+    }
+
+    #[test]
+    fn an_empty_selection_says_so() {
+        let report = ChangeReport { projects: Vec::new(), ..report() };
+        assert!(report.markdown().ends_with("No project was selected: nothing to preview.\n"));
+        assert_eq!(report.terminal(), "no changes in 0 projects\n");
+    }
+
+    #[test]
+    fn drift_is_worded_as_drift() {
+        let report = ChangeReport { operation: Operation::Drift, ..report() };
+        assert!(report.terminal().starts_with("what drifted:\n"), "{}", report.terminal());
+        assert!(
+            report.markdown().contains("1 of 3 projects drifted in 2 resources; 1 did not succeed."),
+            "{}",
+            report.markdown()
+        );
+        assert!(report.markdown().contains("No drift (1): `infra/eks`"), "{}", report.markdown());
     }
 
     #[test]
