@@ -11,6 +11,8 @@ pub enum ExitStatus {
     Usage,
     /// Interrupted by Ctrl-C or SIGTERM.
     Interrupted,
+    /// Everything succeeded, but `drift` found drift or `--expect-no-changes` found changes.
+    ChangesFound,
 }
 
 impl ExitStatus {
@@ -20,6 +22,7 @@ impl ExitStatus {
             ExitStatus::Failure => 1,
             ExitStatus::Usage => 2,
             ExitStatus::Interrupted => 130,
+            ExitStatus::ChangesFound => 3,
         }
     }
 }

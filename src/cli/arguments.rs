@@ -14,7 +14,12 @@ Examples:
   runner up --provider aws --stack dev --resume     continue after a failure, skipping what succeeded
   runner up --provider aws --stack dev --only kubernetes/prometheus --with-dependencies
 
-Exit codes: 0 success, 1 a project failed, 2 usage or configuration error, 130 interrupted.
+  runner preview --provider aws --stack dev --affected --report markdown=preview.md --expect-no-changes
+  runner drift --provider aws --stack prod --report markdown=drift.md
+  runner outputs --provider aws --stack dev --only infrastructure/aws/eks --json
+
+Exit codes: 0 success, 1 a project failed, 2 usage or configuration error, 3 changes found
+(`drift`, or `--expect-no-changes`), 130 interrupted.
 Files: providers/<name>.toml, config/pulumi/environment, config/pulumi/Pulumi.<stack>.yaml.";
 
 /// Deploy a web of Pulumi projects as one unit: ordered as a dependency graph, run in parallel.
@@ -45,6 +50,10 @@ pub enum CommandArguments {
     Refresh(RunArguments),
     /// Tear down: `pulumi destroy` on every project, dependents first.
     Destroy(RunArguments),
+    /// Find changes made outside Pulumi: `pulumi refresh --preview-only` on every project; exit 3 on drift.
+    Drift(RunArguments),
+    /// Print every project's stack outputs; secrets as `[secret]` unless `--show-secrets`.
+    Outputs(OutputsArguments),
     /// The last result of every project of a stack, from the run history.
     Status(StackArguments),
     /// The runs recorded in `.runner/history/`, newest last.
@@ -192,6 +201,11 @@ pub struct SelectionArguments {
     /// Start at this project: it and everything downstream of it.
     #[arg(long, value_name = "PROJECT")]
     pub from: Option<String>,
+
+    /// Only projects a git change affects, and their dependents: changes since REF (default: the
+    /// merge base with the remote's default branch, else `HEAD~1`) plus uncommitted ones.
+    #[arg(long, value_name = "REF", num_args = 0..=1, default_missing_value = "")]
+    pub affected: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -229,7 +243,7 @@ pub struct RunArguments {
     #[arg(long, short = 'v')]
     pub verbose: bool,
 
-    /// Write a report when the run ends: `json=FILE` or `junit=FILE`; may be repeated.
+    /// Write a report when the run ends: `json=FILE`, `junit=FILE` or `markdown=FILE`; may be repeated.
     #[arg(long, value_name = "KIND=FILE", value_parser = parse_report_target)]
     pub report: Vec<ReportTarget>,
 
@@ -242,7 +256,7 @@ pub struct RunArguments {
     pub yes: bool,
 
     /// Run only what failed, was skipped or cancelled in the last run of this stack, and what depends on it.
-    #[arg(long, conflicts_with_all = ["only", "from", "exclude"])]
+    #[arg(long, conflicts_with_all = ["only", "from", "exclude", "affected"])]
     pub resume: bool,
 
     /// Wait for another runner working on the same stack instead of failing at once.
@@ -253,12 +267,33 @@ pub struct RunArguments {
     #[arg(long, value_name = "URN")]
     pub target: Vec<String>,
 
+    /// Any resource change (or drift) fails the run with exit code 3, so a CI job can gate on it.
+    #[arg(long)]
+    pub expect_no_changes: bool,
+
     #[command(flatten)]
     pub selection: SelectionArguments,
 
     /// Concurrency limit of a pool, overriding the provider's `[pools]`: `--pool aws=2`; may be repeated.
     #[arg(long, value_name = "POOL=N", value_parser = parse_pool_limit)]
     pub pool: Vec<(String, usize)>,
+}
+
+#[derive(Debug, Args)]
+pub struct OutputsArguments {
+    #[command(flatten)]
+    pub stack: StackArguments,
+
+    /// One JSON object: project path -> its outputs.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print secret outputs in clear text instead of `[secret]`.
+    #[arg(long)]
+    pub show_secrets: bool,
+
+    #[command(flatten)]
+    pub selection: SelectionArguments,
 }
 
 fn parse_pool_limit(text: &str) -> Result<(String, usize), String> {
@@ -274,6 +309,8 @@ fn parse_pool_limit(text: &str) -> Result<(String, usize), String> {
 pub enum ReportTarget {
     Json(PathBuf),
     Junit(PathBuf),
+    /// Resource changes per project, for a pull request or `$GITHUB_STEP_SUMMARY`.
+    Markdown(PathBuf),
 }
 
 fn parse_report_target(text: &str) -> Result<ReportTarget, String> {
@@ -286,6 +323,7 @@ fn parse_report_target(text: &str) -> Result<ReportTarget, String> {
     match kind {
         "json" => Ok(ReportTarget::Json(file.into())),
         "junit" => Ok(ReportTarget::Junit(file.into())),
-        other => Err(format!("unknown report kind `{other}`: use `json` or `junit`")),
+        "markdown" => Ok(ReportTarget::Markdown(file.into())),
+        other => Err(format!("unknown report kind `{other}`: use `json`, `junit` or `markdown`")),
     }
 }

@@ -14,6 +14,7 @@ pub enum Command {
     Status(StackSettings),
     History(HistorySettings),
     Doctor(ProviderSettings),
+    Outputs(super::OutputsSettings),
     Completions(clap_complete::Shell),
     Unlock(StackSettings),
     ConfigSet(super::ConfigSetSettings),
@@ -45,6 +46,10 @@ impl Command {
             }
             CommandArguments::Destroy(run) => {
                 Command::Run(RunSettings::from_arguments(run, Operation::Destroy, &root)?)
+            }
+            CommandArguments::Drift(run) => Command::Run(RunSettings::from_arguments(run, Operation::Drift, &root)?),
+            CommandArguments::Outputs(outputs) => {
+                Command::Outputs(super::OutputsSettings::from_arguments(outputs, &root)?)
             }
             CommandArguments::Status(stack) => Command::Status(StackSettings::from_arguments(stack, &root)?),
             CommandArguments::History(history) => Command::History(HistorySettings::from_arguments(history)),

@@ -9,5 +9,7 @@ pub use arguments::{Arguments, ReportTarget, ShowFormat, TimelineFormat};
 pub use command::Command;
 pub use config_set_settings::ConfigSetSettings;
 pub use output_style::OutputStyle;
-pub use settings::{HistorySettings, ProviderSettings, RunSettings, Settings, ShowSettings, StackSettings};
+pub use settings::{
+    HistorySettings, OutputsSettings, ProviderSettings, RunSettings, Settings, ShowSettings, StackSettings,
+};
 pub use timeline_settings::TimelineSettings;

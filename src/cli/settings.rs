@@ -63,6 +63,28 @@ pub struct RunSettings {
     pub targets: Vec<String>,
     /// `--pool NAME=N`, over the provider's `[pools]`.
     pub pools: Vec<(String, usize)>,
+    /// `--expect-no-changes`: any change or drift ends the run with exit code 3.
+    pub expect_no_changes: bool,
+}
+
+/// `runner outputs`: which projects, and how to print their outputs.
+#[derive(Debug, Clone)]
+pub struct OutputsSettings {
+    pub stack: StackSettings,
+    pub selection: Selection,
+    pub json: bool,
+    pub show_secrets: bool,
+}
+
+impl OutputsSettings {
+    pub fn from_arguments(arguments: super::arguments::OutputsArguments, root: &RepositoryRoot) -> Result<Self> {
+        Ok(Self {
+            stack: StackSettings::from_arguments(arguments.stack, root)?,
+            selection: arguments.selection.into(),
+            json: arguments.json,
+            show_secrets: arguments.show_secrets,
+        })
+    }
 }
 
 impl ProviderSettings {
@@ -107,6 +129,7 @@ impl RunSettings {
             resume: arguments.resume,
             wait: arguments.wait,
             targets: arguments.target,
+            expect_no_changes: arguments.expect_no_changes,
             selection: arguments.selection.into(),
             pools: arguments.pool,
         })
@@ -121,6 +144,8 @@ impl From<SelectionArguments> for Selection {
             with_dependents: arguments.with_dependents,
             exclude: arguments.exclude,
             from: arguments.from,
+            affected_since: arguments.affected,
+            affected: None,
         }
     }
 }

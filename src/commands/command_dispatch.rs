@@ -13,6 +13,7 @@ pub fn execute(command: Command, settings: &Settings) -> Result<ExitStatus> {
         Command::Status(stack) => super::status(settings, &stack),
         Command::History(history) => super::history(settings, &history),
         Command::Doctor(provider) => super::doctor(settings, &provider),
+        Command::Outputs(outputs) => super::outputs(settings, &outputs),
         Command::Completions(shell) => super::completions(shell),
         Command::Unlock(stack) => super::unlock(settings, &stack),
         Command::ConfigSet(request) => super::config_set(settings, &request),

@@ -25,13 +25,14 @@ pub fn history(settings: &Settings, history: &HistorySettings) -> Result<ExitSta
         let state = if abandoned { RunState::Interrupted } else { run.state };
         let _ = writeln!(
             out,
-            "{}  {started}  {:8} {:12} {:10} {:11} {} projects, {failed} not succeeded",
+            "{}  {started}  {:8} {:12} {:10} {:11} {} projects, {failed} not succeeded{}",
             run.run_id,
             run.operation,
             run.provider,
             run.stack,
             state.as_str(),
-            run.projects.len()
+            run.projects.len(),
+            super::drift_status::drift_suffix(run)
         );
     }
     Ok(ExitStatus::Success)

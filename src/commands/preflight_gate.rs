@@ -53,7 +53,7 @@ pub fn missing_problem(setting: &MissingSetting) -> String {
 
 pub fn report_path(target: &ReportTarget) -> std::path::PathBuf {
     match target {
-        ReportTarget::Json(path) | ReportTarget::Junit(path) => path.clone(),
+        ReportTarget::Json(path) | ReportTarget::Junit(path) | ReportTarget::Markdown(path) => path.clone(),
     }
 }
 

@@ -37,7 +37,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let mut environment = ChildEnvironment::build(std::env::vars(), &run.stack.environment, &settings.root);
     let backend = Backend::from_environment(&environment);
     let store = RunStore::new(&settings.root.state_dir());
-    let selected = select_projects(run, &loaded, &store)?;
+    let selected = select_projects(settings, run, &loaded, &store)?;
     let pending = preflight_and_gather(settings, run, &loaded, &check, &environment, &backend, &selected)?;
     let pulumi = find_pulumi(&environment)?;
     let plan = super::planned(settings, &loaded, run.operation, &selected, Some(&run.stack.stack), &run.pools)?;
@@ -82,11 +82,30 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         history,
         targets: run.targets.clone(),
     };
-    let (summary, history_error) = execute_plan(settings, run, &loaded, plan, cli, store)?;
+    let outputs = (cli.pulumi.clone(), cli.environment.clone(), cli.mask.clone());
+    let (summary, history_error) = execute_plan(settings, run, &loaded, plan, cli, store.clone())?;
     report_stack_locks(&loaded, &backend, &run.stack.stack, &summary);
     drop(lock);
     let status = finish_run(run, &summary)?;
-    Ok(super::history_failure::with_history_error(status, &history_error))
+    let status = super::history_failure::with_history_error(status, &history_error);
+    let changes = super::run_changes::report_changes(run, &summary, &store)?;
+    if run.operation == Operation::Up {
+        let (pulumi, environment, mask) = &outputs;
+        let reader = super::stack_outputs::OutputReader {
+            pulumi,
+            provider: &loaded.provider,
+            stack: &run.stack.stack,
+            environment,
+            backend: &backend,
+            show_secrets: false,
+            mask,
+        };
+        super::run_changes::print_shown_outputs(&reader, &summary);
+    }
+    if status == ExitStatus::Success && super::run_changes::changes_fail_the_run(run, changes.as_ref()) {
+        return Ok(ExitStatus::ChangesFound);
+    }
+    Ok(status)
 }
 
 /// Run records kept per stack when none is configured.
@@ -201,9 +220,14 @@ fn execute_plan(
 }
 
 /// Everything, a `--only/--from/--exclude` part of the graph, or what the last run left undone.
-fn select_projects(run: &RunSettings, loaded: &LoadedProvider, store: &RunStore) -> Result<BTreeSet<NodeIndex>> {
+fn select_projects(
+    settings: &Settings,
+    run: &RunSettings,
+    loaded: &LoadedProvider,
+    store: &RunStore,
+) -> Result<BTreeSet<NodeIndex>> {
     if !run.resume {
-        return run.selection.resolve(&loaded.graph);
+        return super::select_with_affected(settings, loaded, &run.selection, Some(&run.stack.stack));
     }
     let last = store
         .runs_of(&loaded.provider.name, &run.stack.stack)
@@ -271,7 +295,7 @@ fn confirm_destroy(run: &RunSettings, projects: usize) -> Result<()> {
     }
 }
 
-fn find_pulumi(environment: &ChildEnvironment) -> Result<PathBuf> {
+pub(super) fn find_pulumi(environment: &ChildEnvironment) -> Result<PathBuf> {
     let path = environment.get("PATH").map(str::to_string).unwrap_or_default();
     let cwd = std::env::current_dir().unwrap_or_default();
     which::which_in("pulumi", Some(path), cwd).map_err(|_| UserError::ProgramMissing {

@@ -41,6 +41,8 @@ pub fn finish_run(run: &RunSettings, summary: &RunSummary) -> Result<ExitStatus>
         match target {
             ReportTarget::Json(path) => report::write_json_report(summary, path)?,
             ReportTarget::Junit(path) => report::write_junit_report(summary, path)?,
+            // Written with the resource changes, after the run (`run_changes`).
+            ReportTarget::Markdown(_) => {}
         }
     }
     Ok(if summary.interrupted {

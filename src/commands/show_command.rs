@@ -9,7 +9,7 @@ use crate::render;
 /// `runner show`: the plan drawn on stdout; nothing runs.
 pub fn show(settings: &Settings, show: &ShowSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &show.provider)?;
-    let selected = show.selection.resolve(&loaded.graph)?;
+    let selected = super::select_with_affected(settings, &loaded, &show.selection, None)?;
     let plan = super::planned(settings, &loaded, show.operation, &selected, None, &show.pools)?;
     let text = match show.format {
         ShowFormat::Tree => render::tree(&loaded.provider, &loaded.graph, &plan),

@@ -13,7 +13,8 @@ pub fn status(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> 
     let runs = RunStore::new(&settings.root.state_dir()).runs_of(&loaded.provider.name, &stack.stack);
     let width = loaded.graph.projects().iter().map(|p| p.path.as_str().len()).max().unwrap_or(7).max(7);
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{:width$}  {:9}  {:10}  {:20}  run", "project", "last", "result", "ended");
+    let _ =
+        writeln!(out, "{:width$}  {:9}  {:10}  {:20}  {:24}  last drift", "project", "last", "result", "ended", "run");
     for project in loaded.graph.projects() {
         let last = runs.iter().rev().find_map(|run| {
             run.project(project.path.as_str())
@@ -30,16 +31,25 @@ pub fn status(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> 
                     .unwrap_or_else(|| "-".into());
                 let _ = writeln!(
                     out,
-                    "{:width$}  {:9}  {:10}  {:20}  {}",
+                    "{:width$}  {:9}  {:10}  {:20}  {:24}  {}",
                     project.path.as_str(),
                     run.operation,
                     record.result,
                     ended,
-                    run.run_id
+                    run.run_id,
+                    super::drift_status::last_drift(&runs, project.path.as_str())
                 );
             }
             None => {
-                let _ = writeln!(out, "{:width$}  {:9}  {:10}  {:20}  -", project.path.as_str(), "-", "never run", "-");
+                let _ = writeln!(
+                    out,
+                    "{:width$}  {:9}  {:10}  {:20}  {:24}  -",
+                    project.path.as_str(),
+                    "-",
+                    "never run",
+                    "-",
+                    "-"
+                );
             }
         }
     }

@@ -8,6 +8,7 @@ mod project_job;
 mod project_lifecycle;
 mod project_report;
 mod readiness_step;
+mod resource_change;
 mod retry_step;
 mod schedule;
 
@@ -19,6 +20,7 @@ pub use project_cli::{OperationOutcome, ProjectCli, StackOutputs, StackTarget};
 pub use project_job::ProjectJob;
 pub use project_lifecycle::{LifecycleContext, ProjectLifecycle};
 pub use project_report::{FailureDetail, ProjectReport, ProjectResult};
+pub use resource_change::{ChangeKind, ResourceChange};
 pub use schedule::Schedule;
 
 #[cfg(test)]

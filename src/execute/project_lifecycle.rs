@@ -156,7 +156,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             Err(message) => return report.failed(&nothing, simple_failure(message)),
         };
         if stack.exists == Some(false) {
-            if matches!(operation, Operation::Refresh | Operation::Destroy) {
+            if matches!(operation, Operation::Refresh | Operation::Destroy | Operation::Drift) {
                 let reason = format!("stack `{}` does not exist; nothing to {operation}", stack.name);
                 return report.finish(ProjectResult::Succeeded, &nothing, Some(reason), None);
             }

@@ -38,6 +38,7 @@ pub fn test_provider(projects: &[(&str, Phase, &[&str])]) -> Provider {
                 provides_cluster: false,
                 needs_cluster: *phase == Phase::Kubernetes,
                 pool: None,
+                show_outputs: Vec::new(),
                 origin: Location::line("providers/test.toml", i + 1),
                 dependency_origins: Vec::new(),
             })

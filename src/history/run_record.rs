@@ -87,6 +87,9 @@ pub struct ProjectRecord {
     /// Set when it differs from the run's operation (a prerequisite's `up`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operation: Option<Operation>,
+    /// A `drift` run's drifted resources: `update tokenauth:index:File edited`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drifted: Vec<String>,
 }
 
 impl ProjectRecord {
@@ -102,6 +105,7 @@ impl ProjectRecord {
             reason: None,
             retries: Vec::new(),
             operation,
+            drifted: Vec::new(),
         }
     }
 }

@@ -76,6 +76,12 @@ impl RunStore {
             .count()
     }
 
+    /// One run by id.
+    pub fn run(&self, run_id: &str) -> Option<RunRecord> {
+        let bytes = std::fs::read(self.dir.join(format!("{run_id}.json"))).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
     pub fn runs_of(&self, provider: &str, stack: &str) -> Vec<RunRecord> {
         self.runs().into_iter().filter(|run| run.stack == stack && run.provider == provider).collect()
     }

@@ -8,6 +8,8 @@ pub enum Operation {
     Preview,
     Refresh,
     Destroy,
+    /// `pulumi refresh --preview-only`: what changed outside Pulumi, changing nothing.
+    Drift,
 }
 
 impl Operation {
@@ -17,6 +19,7 @@ impl Operation {
             Operation::Preview => "preview",
             Operation::Refresh => "refresh",
             Operation::Destroy => "destroy",
+            Operation::Drift => "drift",
         }
     }
 
@@ -27,7 +30,23 @@ impl Operation {
 
     /// Whether the operation changes infrastructure (and so runs `--yes --skip-preview`).
     pub fn mutates(self) -> bool {
-        self != Operation::Preview
+        !matches!(self, Operation::Preview | Operation::Drift)
+    }
+
+    /// The `pulumi` subcommand and its fixed flags.
+    pub fn pulumi_command(self) -> &'static [&'static str] {
+        match self {
+            Operation::Up => &["up"],
+            Operation::Preview => &["preview"],
+            Operation::Refresh => &["refresh"],
+            Operation::Destroy => &["destroy"],
+            Operation::Drift => &["refresh", "--preview-only"],
+        }
+    }
+
+    /// Whether the operation only looks: its resource changes are what a report names.
+    pub fn is_preview(self) -> bool {
+        matches!(self, Operation::Preview | Operation::Drift)
     }
 }
 

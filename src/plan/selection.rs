@@ -14,6 +14,11 @@ pub struct Selection {
     pub exclude: Vec<String>,
     /// This project and everything that depends on it (directly or not).
     pub from: Option<String>,
+    /// `--affected [REF]`: the git ref to compare with; empty for the default one.
+    pub affected_since: Option<String>,
+    /// The projects that change affects (found by `commands::affected_projects`); they and
+    /// their dependents narrow the selection.
+    pub affected: Option<Vec<String>>,
 }
 
 impl Selection {
@@ -27,6 +32,11 @@ impl Selection {
         } else {
             self.only.iter().map(|name| node(graph, name)).collect::<Result<_>>()?
         };
+        if let Some(affected) = &self.affected {
+            let seeds = affected.iter().map(|name| node(graph, name)).collect::<Result<Vec<_>>>()?;
+            let reached = closure(graph, seeds, |n| graph.dependents(n));
+            selected = selected.intersection(&reached).copied().collect();
+        }
         if let Some(from) = &self.from {
             let start = node(graph, from)?;
             let downstream = closure(graph, [start], |n| graph.dependents(n));
@@ -120,6 +130,25 @@ mod tests {
     #[test]
     fn from_takes_everything_downstream() {
         assert_eq!(select(Selection { from: Some("b".into()), ..Default::default() }), ["b", "c"]);
+    }
+
+    #[test]
+    fn affected_projects_bring_their_dependents_and_combine_with_only_and_exclude() {
+        let affected = Some(vec!["b".to_string()]);
+        assert_eq!(select(Selection { affected: affected.clone(), ..Default::default() }), ["b", "c"]);
+        assert_eq!(
+            select(Selection { affected: affected.clone(), with_dependencies: true, ..Default::default() }),
+            ["a", "b", "x", "c"]
+        );
+        assert_eq!(
+            select(Selection { affected: affected.clone(), exclude: vec!["c".into()], ..Default::default() }),
+            ["b"]
+        );
+        assert_eq!(
+            select(Selection { affected: affected.clone(), only: vec!["c".into(), "y".into()], ..Default::default() }),
+            ["c"]
+        );
+        assert!(select(Selection { affected: Some(Vec::new()), ..Default::default() }).is_empty());
     }
 
     #[test]

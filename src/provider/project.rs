@@ -52,6 +52,8 @@ pub struct Project {
     pub needs_cluster: bool,
     /// A concurrency pool (`pool = "aws"`): at most the pool's limit of its projects run at once.
     pub pool: Option<String>,
+    /// Stack outputs worth showing at the end of a terminal `up` (the application's URL).
+    pub show_outputs: Vec<String>,
     /// Where the project is declared, for error messages.
     #[serde(skip)]
     pub origin: Location,

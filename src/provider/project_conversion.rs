@@ -73,6 +73,7 @@ impl ProjectConversion<'_> {
             provides_cluster: raw.provides_cluster,
             needs_cluster: raw.needs_cluster.unwrap_or(raw.phase == Phase::Kubernetes),
             pool: raw.pool,
+            show_outputs: raw.show_outputs,
             dir: raw.dir.map(|dir| ProjectPath::new(dir.get_ref()).to_string()),
             only_as_prerequisite: raw.only_as_prerequisite,
             retry,

@@ -74,6 +74,8 @@ pub(super) struct ProjectFile {
     /// `false` on a kubernetes project that never talks to the cluster (an image build).
     pub needs_cluster: Option<bool>,
     pub pool: Option<String>,
+    #[serde(default)]
+    pub show_outputs: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -29,7 +29,7 @@ pub fn failure_diagnostics(operation: Operation, outcome: &ProcessOutcome) -> Fa
     let summary = match (&outcome.exit, first_line) {
         (ExitState::SpawnFailed(reason), _) => format!("could not start `pulumi`: {reason}"),
         (_, Some(first)) => first.trim().to_string(),
-        (exit, None) => format!("`pulumi {operation}` ended with {}", exit.describe()),
+        (exit, None) => format!("`pulumi {}` ended with {}", operation.pulumi_command().join(" "), exit.describe()),
     };
     FailureDetail { summary, diagnostics, log_tail: outcome.output_tail.clone(), log_path: None }
 }

@@ -9,6 +9,7 @@ mod operation_progress;
 mod pulumi_cli;
 mod pulumi_manifest;
 mod pulumi_process;
+mod resource_change;
 mod secret_output_names;
 mod secret_store;
 mod signal_escalation;
@@ -28,3 +29,4 @@ pub use secret_store::SecretStore;
 pub use signal_escalation::SignalEscalation;
 // The runner's progress types, which Pulumi's events fill (`operation_progress.rs`).
 pub(crate) use crate::execute::{OperationProgress, ResourceChanges};
+pub use resource_change::{read_resource_changes, ChangeKind, ResourceChange, ResourceChangeCollector};

@@ -84,14 +84,14 @@ impl PulumiCli {
         operation: Operation,
         event_log: &Path,
     ) -> Vec<String> {
-        let mut args: Vec<String> = vec![
-            operation.as_str().into(),
+        let mut args: Vec<String> = operation.pulumi_command().iter().map(|part| part.to_string()).collect();
+        args.extend([
             "--stack".into(),
             stack.name.clone(),
             "--non-interactive".into(),
             "--color".into(),
             "never".into(),
-        ];
+        ]);
         if operation.mutates() {
             args.extend(["--yes".into(), "--skip-preview".into()]);
         }

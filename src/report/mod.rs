@@ -1,3 +1,4 @@
+mod change_report;
 mod eta_tracker;
 mod event_dispatcher;
 mod json_report;
@@ -10,6 +11,7 @@ mod reporter;
 mod run_summary;
 mod terminal_reporter;
 
+pub use change_report::{write_markdown_report, ChangeReport, ProjectChanges};
 pub use eta_tracker::EtaTracker;
 pub use event_dispatcher::dispatch_events;
 pub use json_report::write_json_report;

@@ -69,6 +69,8 @@ fn up_reup_preview_refresh_destroy() {
     for entry in first["projects"].as_array().unwrap() {
         assert_eq!(entry["result"], "succeeded", "{entry}");
     }
+    // The provider marks the application's URL as worth showing at the end of `up`.
+    assert!(up.stdout().contains("outputs:\n  kubernetes/applications/demo  url = https://"), "{}", up.stdout());
     // Independent branches really run at the same time.
     let (network_start, network_end) = span(&first, "infrastructure/network");
     let (registry_start, registry_end) = span(&first, "infrastructure/registry");

@@ -2,6 +2,7 @@
 
 mod support;
 
+mod affected_test;
 mod cancelled_destroy_test;
 mod doctor_test;
 mod errors_test;
@@ -25,6 +26,7 @@ mod scheduling_test;
 mod secret_canary_test;
 mod seed_prerequisite_test;
 mod show_test;
+mod team_workflows_test;
 mod terminal_colour_test;
 mod unlock_test;
 mod validate_test;

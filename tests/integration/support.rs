@@ -88,6 +88,7 @@ impl Workspace {
             .env("NO_COLOR", "1")
             .env_remove("CI")
             .env_remove("PULUMI_BACKEND_URL")
+            .env_remove("GITHUB_STEP_SUMMARY")
             .stdin(std::process::Stdio::null());
         for (key, value) in &self.env {
             command.env(key, value);

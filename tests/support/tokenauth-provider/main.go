@@ -1,5 +1,9 @@
 // pulumi-resource-tokenauth: a test provider for the runner's seed-000 scenario.
 //
+// `tokenauth:index:File` is a resource whose real state is a file on disk (`path`, `content`):
+// editing the file outside Pulumi makes real drift that refresh finds, and changing `path`
+// replaces the resource. It needs no token.
+//
 // Its configuration takes a `token`. Every resource operation checks that token against a
 // "vault": the file named by TOKENAUTH_VAULT, one valid token per line. Revoking a token
 // (removing its line) makes refresh and destroy fail while the stale token sits in the state,
@@ -32,6 +36,12 @@ const schema = `{
     "properties": {"token": {"type": "string", "secret": true}}
   },
   "resources": {
+    "tokenauth:index:File": {
+      "inputProperties": {"path": {"type": "string"}, "content": {"type": "string"}},
+      "requiredInputs": ["path", "content"],
+      "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+      "required": ["path", "content"]
+    },
     "tokenauth:index:Secret": {
       "inputProperties": {"value": {"type": "string"}},
       "requiredInputs": ["value"],
@@ -81,6 +91,16 @@ func text(s *structpb.Struct, key string) string {
 	return ""
 }
 
+const fileType = "tokenauth:index:File"
+
+func isFile(urn string) bool {
+	return strings.Contains(urn, "::"+fileType+"::")
+}
+
+func fileProperties(path, content string) (*structpb.Struct, error) {
+	return structpb.NewStruct(map[string]interface{}{"path": path, "content": content})
+}
+
 func (p *tokenProvider) GetSchema(context.Context, *pulumirpc.GetSchemaRequest) (*pulumirpc.GetSchemaResponse, error) {
 	return &pulumirpc.GetSchemaResponse{Schema: schema}, nil
 }
@@ -125,6 +145,16 @@ func (p *tokenProvider) Check(_ context.Context, req *pulumirpc.CheckRequest) (*
 }
 
 func (p *tokenProvider) Diff(_ context.Context, req *pulumirpc.DiffRequest) (*pulumirpc.DiffResponse, error) {
+	if isFile(req.Urn) {
+		// Compared with the state (outputs), so drift found by refresh is undone by the next up.
+		if text(req.Olds, "path") != text(req.News, "path") {
+			return &pulumirpc.DiffResponse{Changes: pulumirpc.DiffResponse_DIFF_SOME, Diffs: []string{"path"}, Replaces: []string{"path"}}, nil
+		}
+		if text(req.Olds, "content") != text(req.News, "content") {
+			return &pulumirpc.DiffResponse{Changes: pulumirpc.DiffResponse_DIFF_SOME, Diffs: []string{"content"}}, nil
+		}
+		return &pulumirpc.DiffResponse{Changes: pulumirpc.DiffResponse_DIFF_NONE}, nil
+	}
 	if text(req.OldInputs, "value") == text(req.News, "value") {
 		return &pulumirpc.DiffResponse{Changes: pulumirpc.DiffResponse_DIFF_NONE}, nil
 	}
@@ -135,6 +165,13 @@ func (p *tokenProvider) Create(_ context.Context, req *pulumirpc.CreateRequest) 
 	if req.Preview {
 		return &pulumirpc.CreateResponse{Properties: req.Properties}, nil
 	}
+	if isFile(req.Urn) {
+		path := text(req.Properties, "path")
+		if err := os.WriteFile(path, []byte(text(req.Properties, "content")), 0o644); err != nil {
+			return nil, err
+		}
+		return &pulumirpc.CreateResponse{Id: path, Properties: req.Properties}, nil
+	}
 	if err := p.authorize("create"); err != nil {
 		return nil, err
 	}
@@ -142,6 +179,21 @@ func (p *tokenProvider) Create(_ context.Context, req *pulumirpc.CreateRequest) 
 }
 
 func (p *tokenProvider) Read(_ context.Context, req *pulumirpc.ReadRequest) (*pulumirpc.ReadResponse, error) {
+	if isFile(req.Urn) {
+		content, err := os.ReadFile(req.Id)
+		if os.IsNotExist(err) {
+			// Gone outside Pulumi: an empty id tells the engine the resource no longer exists.
+			return &pulumirpc.ReadResponse{}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		properties, err := fileProperties(req.Id, string(content))
+		if err != nil {
+			return nil, err
+		}
+		return &pulumirpc.ReadResponse{Id: req.Id, Properties: properties, Inputs: properties}, nil
+	}
 	if err := p.authorize("read"); err != nil {
 		return nil, err
 	}
@@ -152,13 +204,25 @@ func (p *tokenProvider) Update(_ context.Context, req *pulumirpc.UpdateRequest) 
 	if req.Preview {
 		return &pulumirpc.UpdateResponse{Properties: req.News}, nil
 	}
+	if isFile(req.Urn) {
+		if err := os.WriteFile(req.Id, []byte(text(req.News, "content")), 0o644); err != nil {
+			return nil, err
+		}
+		return &pulumirpc.UpdateResponse{Properties: req.News}, nil
+	}
 	if err := p.authorize("update"); err != nil {
 		return nil, err
 	}
 	return &pulumirpc.UpdateResponse{Properties: req.News}, nil
 }
 
-func (p *tokenProvider) Delete(context.Context, *pulumirpc.DeleteRequest) (*emptypb.Empty, error) {
+func (p *tokenProvider) Delete(_ context.Context, req *pulumirpc.DeleteRequest) (*emptypb.Empty, error) {
+	if isFile(req.Urn) {
+		if err := os.Remove(req.Id); err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
+		return &emptypb.Empty{}, nil
+	}
 	if err := p.authorize("delete"); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,39 @@
+//! How `status` and `history` describe drift runs.
+
+use crate::history::{ProjectRecord, ProjectState, RunRecord};
+use crate::plan::Operation;
+
+/// Whether a drift run found drift in this project's record.
+fn drifted(record: &ProjectRecord) -> bool {
+    let changes = &record.changes;
+    !record.drifted.is_empty() || changes.created + changes.updated + changes.deleted + changes.replaced > 0
+}
+
+/// The last `drift` result of a project: `drifted (2): update aws:... x, ...`, `no drift`, or `-`.
+pub fn last_drift(runs: &[RunRecord], project: &str) -> String {
+    let last = runs.iter().rev().filter(|run| run.operation == Operation::Drift).find_map(|run| {
+        run.project(project).filter(|record| record.result != ProjectState::Pending).map(|record| (run, record))
+    });
+    let Some((run, record)) = last else { return "-".into() };
+    let verdict = match record.result {
+        ProjectState::Succeeded if drifted(record) => {
+            let count = record.drifted.len().max(1);
+            let names: Vec<&str> = record.drifted.iter().map(String::as_str).take(3).collect();
+            let more = if record.drifted.len() > 3 { ", ..." } else { "" };
+            format!("drifted ({count}): {}{more}", names.join(", "))
+        }
+        ProjectState::Succeeded => "no drift".into(),
+        other => format!("drift check {other}"),
+    };
+    format!("{verdict} ({})", run.run_id)
+}
+
+/// For `history`: `, 2 drifted` on drift runs.
+pub fn drift_suffix(run: &RunRecord) -> String {
+    if run.operation != Operation::Drift {
+        return String::new();
+    }
+    let count =
+        run.projects.iter().filter(|record| record.result == ProjectState::Succeeded && drifted(record)).count();
+    format!(", {count} drifted")
+}

@@ -1,0 +1,68 @@
+use std::io::Write;
+
+use super::stack_outputs::{display_value, OutputReader};
+use super::LoadedProvider;
+use crate::cli::{OutputsSettings, Settings};
+use crate::error::Result;
+use crate::exit_status::ExitStatus;
+use crate::plan::{ExecutionPlan, Operation};
+use crate::pulumi::{Backend, ChildEnvironment};
+use crate::secrets::SecretMask;
+
+/// `runner outputs`: every selected project's stack outputs, in plan order, on stdout.
+pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitStatus> {
+    let loaded = LoadedProvider::load(settings, &outputs.stack.provider)?;
+    let environment = ChildEnvironment::build(std::env::vars(), &outputs.stack.environment, &settings.root);
+    let backend = Backend::from_environment(&environment);
+    let selected = super::select_with_affected(settings, &loaded, &outputs.selection, Some(&outputs.stack.stack))?;
+    let pulumi = super::run_command::find_pulumi(&environment)?;
+    let plan = ExecutionPlan::new(&loaded.graph, Operation::Up, &selected);
+    let projects: Vec<_> = plan.order.iter().map(|&node| loaded.graph.project(node)).collect();
+    let mask = SecretMask::new(environment.secret_values());
+    let reader = OutputReader {
+        pulumi: &pulumi,
+        provider: &loaded.provider,
+        stack: &outputs.stack.stack,
+        environment: &environment,
+        backend: &backend,
+        show_secrets: outputs.show_secrets,
+        mask: &mask,
+    };
+    let results = reader.read_all(&projects);
+    let mut out = std::io::stdout().lock();
+    let mut failed = 0;
+    for result in &results {
+        if let Err(message) = &result.outputs {
+            failed += 1;
+            eprintln!("error: `{}`: {message}", result.project);
+        }
+    }
+    if outputs.json {
+        let object: serde_json::Map<String, serde_json::Value> = results
+            .iter()
+            .filter_map(|result| {
+                let values = result.outputs.as_ref().ok().filter(|_| result.deployed)?;
+                Some((result.project.clone(), serde_json::Value::Object(values.clone())))
+            })
+            .collect();
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&object).unwrap_or_default());
+    } else {
+        for result in &results {
+            let Ok(values) = &result.outputs else { continue };
+            if !result.deployed {
+                let _ = writeln!(out, "{}  (not deployed on stack `{}`)", result.project, outputs.stack.stack);
+                continue;
+            }
+            if values.is_empty() {
+                let _ = writeln!(out, "{}  (no outputs)", result.project);
+                continue;
+            }
+            let _ = writeln!(out, "{}", result.project);
+            let width = values.keys().map(String::len).max().unwrap_or(0);
+            for (name, value) in values {
+                let _ = writeln!(out, "  {name:width$}  {}", display_value(value));
+            }
+        }
+    }
+    Ok(if failed > 0 { ExitStatus::Failure } else { ExitStatus::Success })
+}

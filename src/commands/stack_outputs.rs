@@ -1,0 +1,118 @@
+//! Reads stack outputs with `pulumi stack output --json`, several projects at once.
+
+use std::path::{Path, PathBuf};
+
+use crate::provider::{Project, Provider};
+use crate::pulumi::{Backend, ChildEnvironment, PulumiManifest};
+use crate::secrets::SecretMask;
+
+/// Outputs read in parallel, a few at a time: each is a `pulumi` process.
+const AT_ONCE: usize = 4;
+
+/// One project's outputs, or why they could not be read.
+#[derive(Debug, Clone)]
+pub struct ProjectOutputs {
+    pub project: String,
+    pub outputs: Result<serde_json::Map<String, serde_json::Value>, String>,
+    /// False when the stack does not exist yet: no outputs, and no error either.
+    pub deployed: bool,
+}
+
+pub struct OutputReader<'a> {
+    pub pulumi: &'a Path,
+    pub provider: &'a Provider,
+    pub stack: &'a str,
+    pub environment: &'a ChildEnvironment,
+    pub backend: &'a Backend,
+    /// Without it, Pulumi itself prints secret values as `[secret]`.
+    pub show_secrets: bool,
+    /// Applied to errors always, and to values unless `show_secrets`.
+    pub mask: &'a SecretMask,
+}
+
+impl OutputReader<'_> {
+    /// In the order given; each project's errors stay with it.
+    pub fn read_all(&self, projects: &[&Project]) -> Vec<ProjectOutputs> {
+        let mut results = Vec::with_capacity(projects.len());
+        for chunk in projects.chunks(AT_ONCE) {
+            let read: Vec<ProjectOutputs> = std::thread::scope(|scope| {
+                let handles: Vec<_> = chunk.iter().map(|project| scope.spawn(move || self.read(project))).collect();
+                handles
+                    .into_iter()
+                    .zip(chunk)
+                    .map(|(handle, project)| {
+                        handle.join().unwrap_or_else(|_| ProjectOutputs {
+                            project: project.path.to_string(),
+                            outputs: Err("internal error while reading outputs".into()),
+                            deployed: true,
+                        })
+                    })
+                    .collect()
+            });
+            results.extend(read);
+        }
+        results
+    }
+
+    fn read(&self, project: &Project) -> ProjectOutputs {
+        let dir: PathBuf = self.provider.dir_of(project);
+        let not_deployed = PulumiManifest::load(&dir)
+            .is_ok_and(|manifest| self.backend.stack_exists(&manifest.name, self.stack) == Some(false));
+        if not_deployed {
+            return ProjectOutputs {
+                project: project.path.to_string(),
+                outputs: Ok(Default::default()),
+                deployed: false,
+            };
+        }
+        let outputs = self.read_dir(&dir);
+        ProjectOutputs { project: project.path.to_string(), outputs, deployed: true }
+    }
+
+    fn read_dir(&self, dir: &Path) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+        let manifest = PulumiManifest::load(dir)?;
+        let stack = self.backend.qualified_stack(&manifest.name, self.stack);
+        let mut args = vec!["stack", "output", "--json", "--non-interactive", "--stack", &stack];
+        if self.show_secrets {
+            args.push("--show-secrets");
+        }
+        let output = std::process::Command::new(self.pulumi)
+            .args(&args)
+            .current_dir(dir)
+            .env_clear()
+            .envs(self.environment.vars())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|err| format!("cannot run `pulumi stack output`: {err}"))?;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let message = stderr.lines().rev().find(|line| line.trim_start().starts_with("error:")).unwrap_or(&stderr);
+            return Err(format!("`pulumi stack output` failed: {}", self.mask.apply(message.trim())));
+        }
+        let outputs: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&output.stdout)
+            .map_err(|err| format!("`pulumi stack output --json` printed no JSON object: {err}"))?;
+        if self.show_secrets {
+            return Ok(outputs);
+        }
+        // Values Pulumi does not know as secret but the runner does (a token from the environment).
+        Ok(outputs.into_iter().map(|(name, value)| (name, mask_value(value, self.mask))).collect())
+    }
+}
+
+fn mask_value(value: serde_json::Value, mask: &SecretMask) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => Value::String(mask.apply(&text)),
+        Value::Array(items) => Value::Array(items.into_iter().map(|item| mask_value(item, mask)).collect()),
+        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, mask_value(v, mask))).collect()),
+        other => other,
+    }
+}
+
+/// A value as a person reads it: strings bare, everything else as compact JSON.
+pub fn display_value(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
