@@ -105,6 +105,13 @@ pub enum UserError {
 
     #[error("{0}")]
     Internal(String),
+
+    #[error("{input} breaks the Pulumi Kubernetes Operator's rules:\n{}", problem_list(.problems))]
+    OperatorRules { input: String, problems: Vec<String> },
+}
+
+fn problem_list(problems: &[String]) -> String {
+    problems.iter().map(|problem| format!("  {problem}")).collect::<Vec<_>>().join("\n")
 }
 
 /// One configuration value the user still has to provide, and how to provide it.
@@ -167,6 +174,10 @@ impl UserError {
             UserError::MissingConfig { .. } => {
                 Some("run in a terminal without `--non-interactive` to be asked for each value".into())
             }
+            UserError::OperatorRules { .. } => Some(
+                "the API server accepts these but the operator rejects or breaks on them: fix them before `kubectl apply`"
+                    .into(),
+            ),
             _ => None,
         }
     }

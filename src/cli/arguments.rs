@@ -53,6 +53,8 @@ pub enum CommandArguments {
     Doctor(DoctorArguments),
     /// Print a shell completion script: `runner completions bash > /etc/bash_completion.d/runner`.
     Completions(CompletionsArguments),
+    /// Write the graph for another engine: `runner export pko` for the Pulumi Kubernetes Operator.
+    Export(super::export_arguments::ExportArguments),
 }
 
 #[derive(Debug, Args)]

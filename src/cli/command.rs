@@ -17,6 +17,7 @@ pub enum Command {
     History(HistorySettings),
     Doctor(ProviderSettings),
     Completions(clap_complete::Shell),
+    Export(super::ExportSettings),
 }
 
 impl Command {
@@ -49,6 +50,7 @@ impl Command {
             CommandArguments::History(history) => Command::History(HistorySettings::from_arguments(history)),
             CommandArguments::Doctor(doctor) => Command::Doctor(ProviderSettings::from_arguments(doctor.provider)),
             CommandArguments::Completions(completions) => Command::Completions(completions.shell),
+            CommandArguments::Export(export) => Command::Export(super::ExportSettings::from_arguments(export, &root)?),
         };
         Ok((Settings { root, style: OutputStyle::detect() }, command))
     }
@@ -63,6 +65,7 @@ impl Command {
             Command::History(history) => commands::history(settings, &history),
             Command::Doctor(provider) => commands::doctor(settings, &provider),
             Command::Completions(shell) => commands::completions(shell),
+            Command::Export(export) => commands::export(settings, &export),
         }
     }
 }
