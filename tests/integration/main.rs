@@ -1,5 +1,6 @@
 //! One integration test binary: each module drives the real `runner` binary in a temporary repository.
 
+mod kube_api_server;
 mod support;
 
 mod doctor_test;
@@ -7,6 +8,7 @@ mod errors_test;
 mod hostile_input_test;
 mod local_provider_test;
 mod ordering_test;
+mod pko_export_test;
 mod prompt_test;
 mod recovery_test;
 mod run_fake_pulumi_test;
