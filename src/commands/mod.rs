@@ -1,3 +1,4 @@
+mod backend_resume;
 mod completions_command;
 mod configuration_gate;
 mod dependency_lint;
@@ -7,6 +8,7 @@ mod history_command;
 mod loaded_provider;
 mod providers_command;
 mod run_command;
+mod s3_backend_check;
 mod show_command;
 mod stack_check;
 mod status_command;

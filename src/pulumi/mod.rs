@@ -5,6 +5,7 @@ mod operation_progress;
 mod pulumi_job;
 mod pulumi_manifest;
 mod pulumi_process;
+pub mod stack_history;
 
 pub use backend::Backend;
 pub use child_environment::{is_secret_name, ChildEnvironment};

@@ -307,11 +307,21 @@ impl PulumiJob {
         let _one_at_a_time = gate.lock().await;
         let window = prerequisite.succeeded_within;
         let in_this_run = self.prerequisites_done.lock().ok().and_then(|done| done.get(&prerequisite.project).copied());
-        let last = in_this_run.or_else(|| self.last_successful_up(&prerequisite.project));
+        let mut last = in_this_run.or_else(|| self.last_successful_up(&prerequisite.project));
+        let mut source = "";
+        if last.and_then(|at| at.elapsed().ok()).is_none_or(|age| age > window) {
+            // Another machine may have run it on a shared backend: ask Pulumi's own history.
+            if let Some(remote) = self.backend_last_successful_up(&prerequisite.project).await {
+                if last.is_none_or(|local| remote > local) {
+                    last = Some(remote);
+                    source = " (stack history in the backend)";
+                }
+            }
+        }
         let age = last.and_then(|at| at.elapsed().ok());
         if let Some(age) = age.filter(|age| *age <= window) {
             let message = format!(
-                "prerequisite `{}` succeeded {} ago, within {}",
+                "prerequisite `{}` succeeded {} ago, within {}{source}",
                 prerequisite.project,
                 humantime::format_duration(Duration::from_secs(age.as_secs())),
                 humantime::format_duration(window)
@@ -359,6 +369,25 @@ impl PulumiJob {
             .filter_map(|(_, record)| record.ended)
             .map(|ended| std::time::UNIX_EPOCH + Duration::from_secs_f64(ended.max(0.0)))
             .max()
+    }
+
+    /// When `project` last succeeded with an `up` according to a shared backend's stack history.
+    async fn backend_last_successful_up(&self, project: &ProjectPath) -> Option<SystemTime> {
+        let context = Arc::clone(&self.context);
+        let project = project.clone();
+        tokio::task::spawn_blocking(move || {
+            crate::pulumi::stack_history::project_history(
+                &context.pulumi,
+                &context.environment,
+                &context.provider,
+                &project,
+                &context.stack,
+            )?
+            .last_successful_up()
+        })
+        .await
+        .ok()
+        .flatten()
     }
 
     /// `--config-file` unless the project's `Pulumi.yaml` already points at the shared folder.
