@@ -1,6 +1,7 @@
 //! One integration test binary: each module drives the real `runner` binary in a temporary repository.
 
 mod kube_api_server;
+mod object_store;
 mod support;
 
 mod doctor_test;
@@ -13,6 +14,7 @@ mod prompt_test;
 mod recovery_test;
 mod run_fake_pulumi_test;
 mod run_real_pulumi_test;
+mod s3_backend_test;
 mod secret_canary_test;
 mod seed_prerequisite_test;
 mod show_test;
