@@ -26,7 +26,7 @@ pub struct ExportArguments {
 pub enum ExportTarget {
     /// One `Stack` resource of the Pulumi Kubernetes Operator per project, as a YAML stream on stdout.
     #[command(after_help = PKO_AFTER_HELP)]
-    Pko(PkoExportArguments),
+    Pko(Box<PkoExportArguments>),
     /// Check a YAML stream (`-` for stdin) against the rules the operator enforces but the API server does not.
     Check(CheckExportArguments),
 }

@@ -9,7 +9,7 @@ use crate::export::GitSource;
 
 #[derive(Debug, Clone)]
 pub enum ExportSettings {
-    Pko(PkoExportSettings),
+    Pko(Box<PkoExportSettings>),
     /// `runner export check FILE`: a stream checked against the operator's rules.
     Check(PathBuf),
 }
@@ -29,7 +29,7 @@ pub struct PkoExportSettings {
 impl ExportSettings {
     pub fn from_arguments(arguments: ExportArguments, root: &RepositoryRoot) -> Result<Self> {
         match arguments.target {
-            ExportTarget::Pko(pko) => Ok(Self::Pko(PkoExportSettings::from_arguments(pko, root)?)),
+            ExportTarget::Pko(pko) => Ok(Self::Pko(Box::new(PkoExportSettings::from_arguments(*pko, root)?))),
             ExportTarget::Check(check) => Ok(Self::Check(check.file)),
         }
     }

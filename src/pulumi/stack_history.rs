@@ -67,7 +67,7 @@ impl StackHistory {
                 result: entry.result,
             })
             .collect();
-        updates.sort_by(|a, b| b.ended.or(b.started).cmp(&a.ended.or(a.started)));
+        updates.sort_by_key(|update| std::cmp::Reverse(update.ended.or(update.started)));
         Ok(Self { updates })
     }
 
