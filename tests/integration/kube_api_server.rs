@@ -204,6 +204,16 @@ impl KubeApiServer {
         }
     }
 
+    /// Polls `condition` every half second for up to three minutes (a loaded machine is slow).
+    #[track_caller]
+    pub fn wait_until(&self, what: &str, condition: impl Fn() -> bool) {
+        let start = Instant::now();
+        while !condition() {
+            assert!(start.elapsed() < Duration::from_secs(180), "timed out waiting until {what}");
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
+
     pub fn kubectl_output(&self, args: &[&str], stdin: Option<&str>) -> std::process::Output {
         let mut command = Command::new("kubectl");
         command

@@ -120,7 +120,10 @@ fn every_shipped_export_passes_the_real_api_server_and_keeps_the_graph() {
     let crds = repository().join("tests/fixtures/pko-crds-v2.9.0");
     // Server-side: the Stack CRD is too large for client-side apply's last-applied annotation.
     server.kubectl(&["apply", "--server-side", "-f", crds.to_str().unwrap()], None);
-    server.kubectl(&["wait", "--for", "condition=established", "--timeout=120s", "crd/stacks.pulumi.com"], None);
+    // `kubectl wait` fails outright while the new CRD has no conditions yet: poll instead.
+    server.wait_until("the Stack CRD is established and served", || {
+        server.kubectl_output(&["get", "stacks", "--all-namespaces"], None).status.success()
+    });
     server.kubectl(&["create", "namespace", NAMESPACE], None);
 
     for provider in SHIPPED {
@@ -131,6 +134,13 @@ fn every_shipped_export_passes_the_real_api_server_and_keeps_the_graph() {
         assert!(!names.is_empty());
         assert_eq!(stored_edges(&server, &names), graph_edges(&workspace, provider), "provider {provider}");
     }
+    // Why the runner checks first: the server takes a window the operator cannot parse.
+    let local = export(&workspace, "local");
+    let unparsable = local.replacen("succeededWithinDuration: 24h", "succeededWithinDuration: 'five minutes'", 1);
+    server.kubectl(&["apply", "--server-side", "--dry-run=server", "-f", "-"], Some(&unparsable));
+    workspace.file("unparsable.yaml", &unparsable);
+    workspace.run(&["export", "check", "unparsable.yaml"]).expect_code(2);
+
     // The Secret the Stacks read is the template, with placeholders only.
     let secret: Value = serde_json::from_str(
         &server.kubectl(&["get", "secret", "dev-runner-secrets", "-n", NAMESPACE, "-o", "json"], None),
