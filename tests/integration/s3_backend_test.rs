@@ -329,3 +329,42 @@ impl OutputAsync for std::process::Command {
         std::thread::spawn(move || child.wait_with_output().unwrap())
     }
 }
+
+#[test]
+fn resume_on_another_copy_runs_what_the_backend_has_not_seen_succeed() {
+    let scratch = tempfile::tempdir().unwrap();
+    let store = ObjectStore::start(&scratch.path().join("store"));
+    let url = store.url(BUCKET);
+    let first = working_copy(&url, None);
+    let second = working_copy(&url, None);
+    run_ok(
+        &first,
+        &["up", "--provider", "local", "--stack", "dev", "--non-interactive", "--only", "infrastructure/network"],
+    );
+    share_stack_file(&first, &second);
+
+    let out = run_ok(
+        &second,
+        &[
+            "up",
+            "--provider",
+            "local",
+            "--stack",
+            "dev",
+            "--non-interactive",
+            "--resume",
+            "--report",
+            "json=resume.json",
+        ],
+    );
+    out.expect_stderr_contains("resuming the stack history in the backend: 5 of 6 projects left to run");
+    let ran: Vec<String> = report(&second, "resume.json")["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|entry| entry["result"] == "succeeded")
+        .map(|entry| entry["project"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ran.len(), 5, "{ran:?}");
+    assert!(!ran.contains(&"infrastructure/network".to_string()), "{ran:?}");
+}
