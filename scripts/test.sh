@@ -21,5 +21,12 @@ if ! command -v chromium >/dev/null 2>&1; then
     fi
 fi
 
+# The real Kubernetes API server (for `runner export pko`) and the S3-compatible object store
+# (for the shared-backend tests), built from Go modules once and cached like Pulumi.
+RUNNER_KUBE_TEST_BIN="$(bash scripts/install-kube-test-servers.sh | tail -n1)"
+RUNNER_VERSITYGW_BIN="$(bash scripts/install-versitygw.sh | tail -n1)"
+export RUNNER_KUBE_TEST_BIN RUNNER_VERSITYGW_BIN
+command -v openssl >/dev/null 2>&1 || { echo "test: openssl is required (the API server's test certificates): apt-get install openssl" >&2; exit 1; }
+
 cargo fmt --all -- --check
 cargo test --locked --all-targets

@@ -108,6 +108,8 @@ pub enum UserError {
 
     #[error("nothing was run; the preflight found {} problem(s):\n{}", .problems.len(), problem_list(.problems))]
     PreflightFailed { problems: Vec<String> },
+    #[error("{input} breaks the Pulumi Kubernetes Operator's rules:\n{}", problem_list(.problems))]
+    OperatorRules { input: String, problems: Vec<String> },
 }
 
 fn problem_list(problems: &[String]) -> String {
@@ -174,6 +176,10 @@ impl UserError {
             UserError::MissingConfig { .. } => {
                 Some("run in a terminal without `--non-interactive` to be asked for each value".into())
             }
+            UserError::OperatorRules { .. } => Some(
+                "the API server accepts these but the operator rejects or breaks on them: fix them before `kubectl apply`"
+                    .into(),
+            ),
             _ => None,
         }
     }

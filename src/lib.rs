@@ -9,6 +9,7 @@ pub mod config;
 pub mod error;
 pub mod execute;
 pub mod exit_status;
+pub mod export;
 pub mod graph;
 pub mod history;
 pub mod hooks;

@@ -68,6 +68,8 @@ pub enum CommandArguments {
     Unlock(StackArguments),
     /// Set stack configuration the way a run reads it: `runner config set [--secret] KEY [--project P]`.
     Config(ConfigArguments),
+    /// Write the graph for another engine: `runner export pko` for the Pulumi Kubernetes Operator.
+    Export(super::export_arguments::ExportArguments),
 }
 
 #[derive(Debug, Args)]

@@ -19,6 +19,7 @@ pub enum Command {
     Unlock(StackSettings),
     ConfigSet(super::ConfigSetSettings),
     Timeline(crate::cli::TimelineSettings),
+    Export(super::ExportSettings),
 }
 
 impl Command {
@@ -66,6 +67,7 @@ impl Command {
                 }),
             },
             CommandArguments::Timeline(timeline) => Command::Timeline(timeline.into()),
+            CommandArguments::Export(export) => Command::Export(super::ExportSettings::from_arguments(export, &root)?),
         };
         Ok((Settings { root, style: OutputStyle::detect() }, command))
     }

@@ -1,6 +1,8 @@
 mod arguments;
 mod command;
 mod config_set_settings;
+mod export_arguments;
+mod export_settings;
 mod output_style;
 mod settings;
 mod timeline_settings;
@@ -8,6 +10,7 @@ mod timeline_settings;
 pub use arguments::{Arguments, ReportTarget, ShowFormat, TimelineFormat};
 pub use command::Command;
 pub use config_set_settings::ConfigSetSettings;
+pub use export_settings::{ExportSettings, PkoExportSettings};
 pub use output_style::OutputStyle;
 pub use settings::{
     HistorySettings, OutputsSettings, ProviderSettings, RunSettings, Settings, ShowSettings, StackSettings,

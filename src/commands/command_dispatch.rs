@@ -18,5 +18,6 @@ pub fn execute(command: Command, settings: &Settings) -> Result<ExitStatus> {
         Command::Unlock(stack) => super::unlock(settings, &stack),
         Command::ConfigSet(request) => super::config_set(settings, &request),
         Command::Timeline(timeline) => super::timeline(settings, &timeline),
+        Command::Export(export) => super::export(settings, &export),
     }
 }

@@ -118,7 +118,13 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
             format!("{} does not exist: create it, or fix `PULUMI_BACKEND_URL`", backend.url)
         },
     });
-    if backend.is_local() {
+    if backend.url.starts_with("s3://") {
+        for finding in super::s3_backend_check::check_s3_backend(&backend.url, &environment, find("pulumi").as_deref())
+        {
+            findings.push(Finding { check: finding.check.into(), ok: finding.ok, detail: finding.detail });
+        }
+    }
+    if backend.is_local() || backend.url.starts_with("s3://") {
         let passphrase = environment.get("PULUMI_CONFIG_PASSPHRASE").is_some();
         let passphrase_file = environment.get("PULUMI_CONFIG_PASSPHRASE_FILE");
         let (ok, detail) = match (passphrase, passphrase_file) {

@@ -233,15 +233,23 @@ fn select_projects(
         .runs_of(&loaded.provider.name, &run.stack.stack)
         .into_iter()
         .rev()
-        .find(|record| record.operation == run.operation)
-        .ok_or_else(|| {
-            UserError::Usage(format!(
-                "nothing to resume: no `{}` run of stack `{}` is recorded",
-                run.operation, run.stack.stack
-            ))
-        })?;
-    let unfinished: Vec<NodeIndex> =
-        last.unfinished().into_iter().filter_map(|path| loaded.graph.node_of(&ProjectPath::new(path))).collect();
+        .find(|record| record.operation == run.operation);
+    let (unfinished, resumed): (Vec<NodeIndex>, String) = match last {
+        Some(last) => (
+            last.unfinished().into_iter().filter_map(|path| loaded.graph.node_of(&ProjectPath::new(path))).collect(),
+            format!("run `{}`", last.run_id),
+        ),
+        // This copy has no record: another machine sharing the backend may have run it.
+        None => match super::backend_resume::unfinished_in_backend(run, loaded) {
+            Some(unfinished) => (unfinished, "the stack history in the backend".to_string()),
+            None => {
+                return Err(UserError::Usage(format!(
+                    "nothing to resume: no `{}` run of stack `{}` is recorded",
+                    run.operation, run.stack.stack
+                )))
+            }
+        },
+    };
     // What waited on an unfinished project must run again too: dependents, or for destroy, dependencies.
     let graph = &loaded.graph;
     let selected = if run.operation.is_reversed() {
@@ -249,7 +257,7 @@ fn select_projects(
     } else {
         closure(graph, unfinished, |node| graph.dependents(node))
     };
-    eprintln!("resuming run `{}`: {} of {} projects left to run", last.run_id, selected.len(), last.projects.len());
+    eprintln!("resuming {resumed}: {} of {} projects left to run", selected.len(), graph.len());
     Ok(selected)
 }
 

@@ -40,18 +40,51 @@ pub fn status(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> 
                     super::drift_status::last_drift(&runs, project.path.as_str())
                 );
             }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "{:width$}  {:9}  {:10}  {:20}  {:24}  -",
-                    project.path.as_str(),
-                    "-",
-                    "never run",
-                    "-",
-                    "-"
-                );
-            }
+            None => match backend_status(settings, stack, &loaded, &project.path) {
+                // This copy never ran it; another one sharing the backend may have.
+                Some((operation, result, ended)) => {
+                    let _ = writeln!(
+                        out,
+                        "{:width$}  {:9}  {:10}  {:20}  {:24}  (backend)",
+                        project.path.as_str(),
+                        operation,
+                        result,
+                        ended,
+                        "-"
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "{:width$}  {:9}  {:10}  {:20}  {:24}  -",
+                        project.path.as_str(),
+                        "-",
+                        "never run",
+                        "-",
+                        "-"
+                    );
+                }
+            },
         }
     }
     Ok(ExitStatus::Success)
+}
+
+/// The newest entry of the project's stack history on a shared backend, as `(operation, result, ended)`.
+fn backend_status(
+    settings: &Settings,
+    stack: &StackSettings,
+    loaded: &LoadedProvider,
+    project: &crate::provider::ProjectPath,
+) -> Option<(String, String, String)> {
+    let environment = crate::pulumi::ChildEnvironment::build(std::env::vars(), &stack.environment, &settings.root);
+    if !crate::pulumi::stack_history::backend_is_shared(&environment) {
+        return None;
+    }
+    let pulumi = which::which("pulumi").ok()?;
+    let history =
+        crate::pulumi::stack_history::project_history(&pulumi, &environment, &loaded.provider, project, &stack.stack)?;
+    let latest = history.latest()?;
+    let ended = latest.ended.map(|at| humantime::format_rfc3339_seconds(at).to_string()).unwrap_or_else(|| "-".into());
+    Some((latest.operation().to_string(), latest.result.clone(), ended))
 }

@@ -23,11 +23,21 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         let window = prerequisite.succeeded_within;
         let in_this_run =
             self.succeeded_in_this_run.lock().ok().and_then(|done| done.get(&prerequisite.project).copied());
-        let last = in_this_run.or_else(|| self.cli.last_success(&prerequisite.project, Operation::Up));
+        let mut last = in_this_run.or_else(|| self.cli.last_success(&prerequisite.project, Operation::Up));
+        let mut source = "";
+        if last.and_then(|at| at.elapsed().ok()).is_none_or(|age| age > window) {
+            // Another machine may have run it on a shared backend: ask the CLI's own history.
+            if let Some(shared) = self.cli.last_shared_success(&prerequisite.project, Operation::Up).await {
+                if last.is_none_or(|local| shared > local) {
+                    last = Some(shared);
+                    source = " (stack history in the backend)";
+                }
+            }
+        }
         let age = last.and_then(|at| at.elapsed().ok());
         if let Some(age) = age.filter(|age| *age <= window) {
             let message = format!(
-                "prerequisite `{}` succeeded {} ago, within {}",
+                "prerequisite `{}` succeeded {} ago, within {}{source}",
                 prerequisite.project,
                 humantime::format_duration(Duration::from_secs(age.as_secs())),
                 humantime::format_duration(window)

@@ -74,6 +74,16 @@ pub trait ProjectCli: Send + Sync + 'static {
         async { None }
     }
 
+    /// When `project` last succeeded with `operation` according to a state backend other machines
+    /// share (their runs never reach this machine's records); `None` when there is none.
+    fn last_shared_success(
+        &self,
+        _project: &ProjectPath,
+        _operation: Operation,
+    ) -> impl Future<Output = Option<SystemTime>> + Send {
+        async { None }
+    }
+
     /// When `project` last succeeded with `operation` on this stack before this run.
     fn last_success(&self, project: &ProjectPath, operation: Operation) -> Option<SystemTime>;
 }

@@ -13,6 +13,7 @@ mod resource_change;
 mod secret_output_names;
 mod secret_store;
 mod signal_escalation;
+pub mod stack_history;
 
 pub use ansi_codes::strip_ansi_codes;
 pub use backend::Backend;

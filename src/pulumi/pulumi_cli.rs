@@ -243,6 +243,21 @@ impl ProjectCli for PulumiCli {
         secret_output_names(&self.context.pulumi, &stack.dir, &stack.name, env).await.ok()
     }
 
+    async fn last_shared_success(&self, project: &ProjectPath, operation: Operation) -> Option<SystemTime> {
+        if operation != Operation::Up {
+            return None;
+        }
+        let (pulumi, environment) = (self.context.pulumi.clone(), self.context.environment.clone());
+        let (provider, stack, project) = (self.context.provider.clone(), self.context.stack.clone(), project.clone());
+        tokio::task::spawn_blocking(move || {
+            super::stack_history::project_history(&pulumi, &environment, &provider, &project, &stack)?
+                .last_successful_up()
+        })
+        .await
+        .ok()
+        .flatten()
+    }
+
     fn last_success(&self, project: &ProjectPath, operation: Operation) -> Option<SystemTime> {
         self.context.history.last_success(project, operation)
     }

@@ -1,5 +1,7 @@
 //! One integration test binary: each module drives the real `runner` binary in a temporary repository.
 
+mod kube_api_server;
+mod object_store;
 mod support;
 
 mod affected_test;
@@ -14,6 +16,7 @@ mod kubeconfig_care_test;
 mod local_provider_test;
 mod module_layers_test;
 mod ordering_test;
+mod pko_export_test;
 mod preflight_real_test;
 mod prompt_test;
 mod provider_key_errors_test;
@@ -22,6 +25,7 @@ mod record_integrity_test;
 mod recovery_test;
 mod run_fake_pulumi_test;
 mod run_real_pulumi_test;
+mod s3_backend_test;
 mod scheduling_test;
 mod secret_canary_test;
 mod seed_prerequisite_test;

@@ -21,6 +21,7 @@ const LAYERS: &[&str] = &[
     "history",
     "render",
     "pulumi",
+    "export",
     "prompt",
     "preflight",
     "cli",

@@ -1,0 +1,14 @@
+//! Export of a provider's graph to other engines: one `Stack` resource of the Pulumi Kubernetes
+//! Operator per project, ordered by `spec.prerequisites`.
+
+mod git_source;
+mod go_duration;
+mod operator_rules;
+mod pko_export;
+mod resource_name;
+
+pub use git_source::{GitReference, GitSource};
+pub use go_duration::{format_go_duration, is_go_duration};
+pub use operator_rules::check_operator_rules;
+pub use pko_export::{PkoExport, PkoExportOptions, DEFAULT_PREREQUISITE_WINDOW};
+pub use resource_name::{is_dns_label, ResourceName, MAX_STACK_NAME_LEN};

@@ -1,0 +1,69 @@
+//! A real S3-compatible object store (versitygw, built by `scripts/install-versitygw.sh`) on
+//! loopback, for tests of Pulumi's S3 backend shared by several working copies.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::kube_api_server::{cache_root, free_port, ChildGuard};
+
+/// Kept in step with `scripts/install-versitygw.sh`.
+const BUILD: &str = "versitygw-v1.8.0";
+pub const ACCESS_KEY: &str = "runner-test-access";
+pub const SECRET_KEY: &str = "runner-test-secret-key-0123456789";
+pub const BUCKET: &str = "state";
+
+/// `versitygw` itself: `RUNNER_VERSITYGW_BIN` (its folder), else the install script's cache.
+/// Tests fail (never skip) without it: `scripts/test.sh` builds it.
+pub fn versitygw() -> PathBuf {
+    let dir = match std::env::var_os("RUNNER_VERSITYGW_BIN") {
+        Some(dir) => PathBuf::from(dir),
+        None => cache_root().join(BUILD).join("bin"),
+    };
+    let binary = dir.join("versitygw");
+    assert!(binary.is_file(), "`{}` is missing: run `scripts/install-versitygw.sh`", binary.display());
+    binary
+}
+
+/// The store, serving the folder `root` (each bucket a sub-folder), stopped when dropped.
+pub struct ObjectStore {
+    _process: ChildGuard,
+    pub root: PathBuf,
+    pub port: u16,
+}
+
+impl ObjectStore {
+    pub fn start(root: &Path) -> Self {
+        // With the posix backend a bucket is a folder: made here, no S3 client needed.
+        std::fs::create_dir_all(root.join(BUCKET)).unwrap();
+        let port = free_port();
+        let log = std::fs::File::create(root.with_extension("log")).unwrap();
+        let process = Command::new(versitygw())
+            .args([
+                "--access",
+                ACCESS_KEY,
+                "--secret",
+                SECRET_KEY,
+                "--port",
+                &format!("127.0.0.1:{port}"),
+                "--quiet",
+                "posix",
+            ])
+            .arg(root)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("versitygw starts");
+        let store = Self { _process: ChildGuard(process), root: root.to_path_buf(), port };
+        let start = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(start.elapsed() < Duration::from_secs(60), "versitygw did not listen within 60 s");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        store
+    }
+
+    pub fn url(&self, bucket: &str) -> String {
+        format!("s3://{bucket}?endpoint=http://127.0.0.1:{}&use_path_style=true&region=us-east-1", self.port)
+    }
+}
