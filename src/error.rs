@@ -31,10 +31,10 @@ impl std::fmt::Display for Location {
 /// Everything a user can be told went wrong. Each variant knows its exit code and a hint.
 #[derive(Debug, thiserror::Error)]
 pub enum UserError {
-    #[error("no repository root found from `{start}` upward (a folder holding `providers/`)")]
+    #[error("no repository root found from `{start}` upward (a folder holding `providers/`, or a MARA checkout with `pulumi/python/automation/` and `config/pulumi/`)")]
     RootNotFound { start: PathBuf },
 
-    #[error("`{path}` is not a directory holding `providers/`")]
+    #[error("`{path}` is not a directory holding `providers/`, nor a MARA checkout (`pulumi/python/automation/` and `config/pulumi/`)")]
     RootInvalid { path: PathBuf },
 
     #[error("cannot read `{path}`: {reason}")]
@@ -146,7 +146,9 @@ impl UserError {
 
     pub fn hint(&self) -> Option<String> {
         match self {
-            UserError::RootNotFound { .. } => Some("run `runner` inside a repository, or pass `--root DIR`".into()),
+            UserError::RootNotFound { .. } => {
+                Some("run `runner` inside a repository or a MARA checkout, or pass `--root DIR`".into())
+            }
             UserError::UnknownProvider { known, .. } => Some(format!("known providers: {}", known.join(", "))),
             UserError::StackMismatch { .. } => {
                 Some("change `PULUMI_STACK` in the environment file or drop `--stack`".into())

@@ -13,6 +13,7 @@ Examples:
   runner refresh --provider aws --stack prod --non-interactive --report junit=report.xml
   runner up --provider aws --stack dev --resume     continue after a failure, skipping what succeeded
   runner up --provider aws --stack dev --only kubernetes/prometheus --with-dependencies
+  runner -p aws -s dev up                       MARA's order and names work too (`down`, `show-execution`, `list-providers`)
 
 Exit codes: 0 success, 1 a project failed, 2 usage or configuration error, 130 interrupted.
 Files: providers/<name>.toml, config/pulumi/environment, config/pulumi/Pulumi.<stack>.yaml.";
@@ -31,9 +32,11 @@ pub struct Arguments {
 
 #[derive(Debug, Subcommand)]
 pub enum CommandArguments {
-    /// List the provider definitions in `providers/`.
+    /// List the provider definitions in `providers/` (and the built-in ones in a MARA checkout).
+    #[command(alias = "list-providers")]
     Providers,
     /// Draw the execution order of a provider's projects, grouped by phase.
+    #[command(alias = "show-execution")]
     Show(ShowArguments),
     /// Check the environment file, stack configuration, provider and projects; changes nothing.
     Validate(StackArguments),
@@ -44,6 +47,7 @@ pub enum CommandArguments {
     /// Reconcile state with the real resources: `pulumi refresh` on every project.
     Refresh(RunArguments),
     /// Tear down: `pulumi destroy` on every project, dependents first.
+    #[command(alias = "down")]
     Destroy(RunArguments),
     /// The last result of every project of a stack, from the run history.
     Status(StackArguments),
@@ -104,6 +108,10 @@ pub struct ShowArguments {
 
     #[command(flatten)]
     pub selection: SelectionArguments,
+
+    /// Accepted for MARA's `runner -p P -s S show-execution`; the plan does not depend on the stack.
+    #[arg(long, short = 's', value_name = "NAME", hide = true)]
+    pub stack: Option<String>,
 }
 
 /// Which projects to run; by default all of them.
