@@ -97,6 +97,12 @@ pub enum UserError {
     #[error("stack `{stack}` is in use by another runner: {holder}")]
     StackBusy { stack: String, holder: String, lock: PathBuf },
 
+    #[error("{location}: project `{project}` reads its stack configuration from `{project_dir}`, but the runner's shared stack file is in `{runner_dir}`: one stack would have two diverging files")]
+    StackFileConflict { location: Location, project: String, project_dir: PathBuf, runner_dir: PathBuf },
+
+    #[error("secret `{key}` would go into the shared stack file `{file}` for every project's stack, but backend `{backend}` encrypts each stack with its own key: only one stack could decrypt it")]
+    SharedSecretRefused { key: String, file: PathBuf, backend: String, default_env: Option<String> },
+
     #[error("{0}")]
     Usage(String),
 
@@ -166,6 +172,14 @@ impl UserError {
                 "wait for it, or pass `--wait`; if that runner is gone for good, remove `{}`",
                 lock.display()
             )),
+            UserError::StackFileConflict { project_dir, .. } => Some(format!(
+                "run `runner` inside the checkout whose configuration `{}` is (or pass `--root` to it), or point the projects' `config:` at the runner's folder",
+                project_dir.display()
+            )),
+            UserError::SharedSecretRefused { default_env, .. } => Some(match default_env {
+                Some(env) => format!("set `{env}` in the environment instead (it reaches every project), or use a backend with a passphrase (`PULUMI_BACKEND_URL=file://...` or `s3://...`)"),
+                None => "name a `secrets_project` in the provider (MARA's `kubernetes/secrets`), or use a backend with a passphrase (`PULUMI_BACKEND_URL=file://...` or `s3://...`)".into(),
+            }),
             UserError::MissingConfig { .. } => {
                 Some("run in a terminal without `--non-interactive` to be asked for each value".into())
             }

@@ -66,18 +66,22 @@ pub fn gather_configuration(
     }
 
     let root = settings.root.path();
+    let help = |store: &SecretStore, key: &str, default_env: Option<&str>| {
+        secret_help(store, key, default_env, environment, backend)
+    };
     if !check.missing_secrets.is_empty() {
         let shared = SecretStore::locate(&settings.root, &loaded.provider, &run.stack.stack, backend, false)?;
         for name in &check.missing_secrets {
             let key = config_key(loaded, name);
             let Some(store) = &shared else { continue };
+            refuse_shared_secret(store, &key.key, key.default_env.as_deref(), backend, root)?;
             match &prompter {
                 Some(prompter) => {
                     pending.secrets.push((store.clone(), key.key.clone(), prompter.config_value(key, None)?))
                 }
                 None => missing.push(MissingSetting {
                     key: key.key.clone(),
-                    how_to_set: secret_help(store, &key.key, key.default_env.as_deref(), root),
+                    how_to_set: help(store, &key.key, key.default_env.as_deref()),
                 }),
             }
         }
@@ -94,6 +98,7 @@ pub fn gather_configuration(
                     if !seen.insert(secret.key.clone()) {
                         continue;
                     }
+                    refuse_shared_secret(&store, &secret.key, secret.default_env.as_deref(), backend, root)?;
                     if let Some(value) = secret.default_env.as_deref().and_then(lookup) {
                         pending.secrets.push((store.clone(), secret.key.clone(), value));
                         continue;
@@ -105,7 +110,7 @@ pub fn gather_configuration(
                         }
                         None => missing.push(MissingSetting {
                             key: secret.key.clone(),
-                            how_to_set: secret_help(&store, &secret.key, secret.default_env.as_deref(), root),
+                            how_to_set: help(&store, &secret.key, secret.default_env.as_deref()),
                         }),
                     }
                 }
@@ -124,10 +129,37 @@ fn config_key<'a>(loaded: &'a LoadedProvider, name: &str) -> &'a ConfigKey {
     loaded.provider.config.iter().find(|key| key.key == name).expect("checked keys come from the provider")
 }
 
-fn secret_help(store: &SecretStore, key: &str, default_env: Option<&str>, root: &std::path::Path) -> String {
-    let mut help = format!("a secret: run `{}` and type the value", store.command_for(key, root));
+fn secret_help(
+    store: &SecretStore,
+    key: &str,
+    default_env: Option<&str>,
+    environment: &ChildEnvironment,
+    backend: &Backend,
+) -> String {
+    let mut help = format!("a secret: run `{}` and type the value", store.command_for(key, environment, backend));
     if let Some(env) = default_env {
         help.push_str(&format!(", or set `{env}`"));
     }
     help
+}
+
+/// A secret meant for every stack through the shared file decrypts in all of them only when they
+/// share the file's passphrase salt; on the service each stack has its own key.
+fn refuse_shared_secret(
+    store: &SecretStore,
+    key: &str,
+    default_env: Option<&str>,
+    backend: &Backend,
+    root: &std::path::Path,
+) -> Result<()> {
+    if !store.is_shared() || backend.uses_passphrase() {
+        return Ok(());
+    }
+    let file = store.stack_file();
+    Err(UserError::SharedSecretRefused {
+        key: key.to_string(),
+        file: file.strip_prefix(root).unwrap_or(file).to_path_buf(),
+        backend: backend.url.clone(),
+        default_env: default_env.map(str::to_string),
+    })
 }

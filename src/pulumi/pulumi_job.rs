@@ -152,7 +152,7 @@ impl PulumiJob {
             }
         };
         let stack = context.backend.qualified_stack(&manifest.name, &context.stack);
-        let config_file = self.config_file_for(&manifest);
+        let config_file = self.config_file_for(&manifest).filter(|_| !context.provider.keeps_own_stack_file(&project));
         let exists = context.backend.stack_exists(&manifest.name, &context.stack);
 
         if exists == Some(false) {
