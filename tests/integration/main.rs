@@ -1,11 +1,13 @@
 //! One integration test binary: each module drives the real `runner` binary in a temporary repository.
 
+mod mara_checkout;
 mod support;
 
 mod doctor_test;
 mod errors_test;
 mod hostile_input_test;
 mod local_provider_test;
+mod mara_checkout_test;
 mod ordering_test;
 mod prompt_test;
 mod recovery_test;
