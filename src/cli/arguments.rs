@@ -22,7 +22,7 @@ Files: providers/<name>.toml, config/pulumi/environment, config/pulumi/Pulumi.<s
 #[derive(Debug, Parser)]
 #[command(name = "runner", version, about, after_help = AFTER_HELP, propagate_version = true)]
 pub struct Arguments {
-    /// Repository root (the folder holding `providers/`); found from the current folder upward by default.
+    /// Repository root (the folder holding `providers/`, or a MARA checkout); found from the current folder upward by default.
     #[arg(long, global = true, value_name = "DIR")]
     pub root: Option<PathBuf>,
 

@@ -433,3 +433,62 @@ pub fn nearest_name(name: &str, known: &[String]) -> Option<String> {
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate.clone())
 }
+
+#[cfg(test)]
+mod builtin_tests {
+    use super::*;
+
+    fn mara_checkout() -> (tempfile::TempDir, RepositoryRoot) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("pulumi/python/automation")).unwrap();
+        std::fs::create_dir_all(dir.path().join("config/pulumi")).unwrap();
+        let root = RepositoryRoot::at(dir.path()).unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn a_checkout_without_providers_uses_the_built_in_ones_over_its_own_projects() {
+        let (dir, root) = mara_checkout();
+        let catalog = ProviderCatalog::new(root);
+        assert_eq!(catalog.names().unwrap(), ["aws", "digitalocean", "linode"]);
+        assert_eq!(catalog.origin("aws"), Some(ProviderOrigin::BuiltIn));
+        let aws = catalog.load("aws", None).unwrap();
+        assert_eq!(aws.projects_root, dir.path().join("pulumi/python"));
+        assert_eq!(aws.secrets_project, Some(ProjectPath::new("kubernetes/secrets")));
+        assert!(
+            aws.project(&ProjectPath::new("kubernetes/applications/sirius")).is_some(),
+            "the shared set is built in"
+        );
+        assert!(aws.file.display().to_string().contains("built-in"));
+        assert!(catalog.load("local", None).is_err());
+    }
+
+    #[test]
+    fn a_providers_folder_in_a_checkout_overrides_and_adds() {
+        let (dir, root) = mara_checkout();
+        std::fs::create_dir_all(dir.path().join("providers")).unwrap();
+        std::fs::write(
+            dir.path().join("providers/aws.toml"),
+            "description = \"ours\"\nextends = \"kubernetes\"\n[[project]]\npath = \"infrastructure/aws/vpc\"\nphase = \"infrastructure\"\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("providers/extra.toml"), "description = \"added\"\n").unwrap();
+        let catalog = ProviderCatalog::new(root);
+        assert_eq!(catalog.names().unwrap(), ["aws", "digitalocean", "extra", "linode"]);
+        assert_eq!(catalog.origin("aws"), Some(ProviderOrigin::File(dir.path().join("providers/aws.toml"))));
+        let aws = catalog.load("aws", None).unwrap();
+        assert_eq!(aws.description, "ours");
+        assert_eq!(aws.projects_root, dir.path().join("pulumi/python"), "a checkout's projects by default");
+        assert_eq!(aws.projects.len(), 13, "12 of the built-in shared set, 1 of its own");
+        assert_eq!(catalog.origin("linode"), Some(ProviderOrigin::BuiltIn));
+    }
+
+    #[test]
+    fn a_runner_repository_has_no_built_in_providers() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("providers")).unwrap();
+        let catalog = ProviderCatalog::new(RepositoryRoot::at(dir.path()).unwrap());
+        assert!(catalog.names().unwrap().is_empty());
+        assert!(catalog.origin("aws").is_none());
+    }
+}
