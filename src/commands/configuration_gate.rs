@@ -163,3 +163,35 @@ fn refuse_shared_secret(
         default_env: default_env.map(str::to_string),
     })
 }
+
+/// What `runner validate` can tell without asking: a secret the run would have to keep in the
+/// shared stack file, on a backend where only one stack could decrypt it.
+pub fn check_shared_secrets(
+    settings: &Settings,
+    loaded: &LoadedProvider,
+    stack: &str,
+    check: &StackCheck,
+    backend: &Backend,
+) -> Result<()> {
+    if backend.uses_passphrase() {
+        return Ok(());
+    }
+    let root = settings.root.path();
+    if !check.missing_secrets.is_empty() {
+        if let Some(store) = SecretStore::locate(&settings.root, &loaded.provider, stack, backend, false)? {
+            for name in &check.missing_secrets {
+                let key = config_key(loaded, name);
+                refuse_shared_secret(&store, &key.key, key.default_env.as_deref(), backend, root)?;
+            }
+        }
+    }
+    if let Some(store) = SecretStore::locate(&settings.root, &loaded.provider, stack, backend, true)? {
+        let set = store.keys_set()?;
+        for project in loaded.graph.projects() {
+            for secret in project.secrets.iter().filter(|secret| !set.contains(&secret.key)) {
+                refuse_shared_secret(&store, &secret.key, secret.default_env.as_deref(), backend, root)?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -14,7 +14,7 @@ mod status_command;
 mod validate_command;
 
 pub use completions_command::completions;
-pub use configuration_gate::{gather_configuration, PendingConfiguration};
+pub use configuration_gate::{check_shared_secrets, gather_configuration, PendingConfiguration};
 pub use dependency_lint::{undeclared_references, UndeclaredReference};
 pub use doctor_command::doctor;
 pub use history_command::history;

@@ -13,7 +13,9 @@ pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus
     }
     check.require_complete(&stack.stack)?;
     let environment = ChildEnvironment::build(std::env::vars(), &stack.environment, &settings.root);
-    let references = undeclared_references(&loaded, &Backend::from_environment(&environment), &stack.stack);
+    let backend = Backend::from_environment(&environment);
+    super::check_shared_secrets(settings, &loaded, &stack.stack, &check, &backend)?;
+    let references = undeclared_references(&loaded, &backend, &stack.stack);
     for reference in &references {
         eprintln!("warning: {}", reference.message);
     }

@@ -175,6 +175,19 @@ fn secrets_for_every_stack_are_refused_on_the_pulumi_service() {
     assert!(stderr.contains("encrypts each stack with its own key"), "{stderr}");
     assert!(stderr.contains("set `DIGITALOCEAN_TOKEN`"), "{stderr}");
     assert!(!checkout.path("config/pulumi/Pulumi.dev.yaml").exists());
+    // `validate` makes the same check; with the token in the environment both pass it.
+    checkout.file("config/pulumi/Pulumi.dev.yaml", "config:\n  kic-helm:fqdn: mara.example.test\n");
+    let output =
+        checkout.command_in("", &["validate", "-p", "digitalocean"]).env_remove("DIGITALOCEAN_TOKEN").output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("secret `digitalocean:token` would go into the shared stack file"), "{stderr}");
+    let output = checkout
+        .command_in("", &["validate", "-p", "digitalocean"])
+        .env("DIGITALOCEAN_TOKEN", "dop-token-1234")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
 }
 
 #[test]
