@@ -1,5 +1,7 @@
 //! MARA's command line, `runner -p aws -s dev up`: its `-p/--provider` and `-s/--stack` come
 //! before the operation. They are moved after it, where this runner's subcommands read them.
+//! MARA's `-d/--debug` becomes `--verbose` for the operations that run projects; its
+//! `-b/--banner-type` (the look of its banner) is dropped.
 
 use std::ffi::OsString;
 
@@ -9,6 +11,8 @@ const TAKE_PROVIDER: &[&str] =
 /// Subcommands (and MARA's aliases) that take `--stack`.
 const TAKE_STACK: &[&str] =
     &["show", "show-execution", "validate", "up", "preview", "refresh", "destroy", "down", "status", "history"];
+/// Subcommands that run projects, where MARA's `-d/--debug` means `--verbose`.
+const TAKE_VERBOSE: &[&str] = &["up", "preview", "refresh", "destroy", "down"];
 /// Subcommands MARA accepts the options with but that need neither.
 const IGNORE_BOTH: &[&str] = &["providers", "list-providers"];
 
@@ -22,6 +26,8 @@ where
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     let mut kept: Vec<OsString> = Vec::new();
     let mut moved: Vec<(bool, Vec<OsString>)> = Vec::new();
+    let mut debug = false;
+    let mut mara_only = false;
     let mut index = 0;
     let mut subcommand = None;
     while index < args.len() {
@@ -49,6 +55,22 @@ where
             index += 1;
             continue;
         }
+        if arg == "-d" || arg == "--debug" {
+            debug = true;
+            mara_only = true;
+            index += 1;
+            continue;
+        }
+        if (arg == "-b" || arg == "--banner-type") && index + 1 < args.len() {
+            mara_only = true;
+            index += 2;
+            continue;
+        }
+        if arg.starts_with("--banner-type=") {
+            mara_only = true;
+            index += 1;
+            continue;
+        }
         if arg == "--root" && index + 1 < args.len() {
             kept.push(args[index].clone());
             kept.push(args[index + 1].clone());
@@ -63,7 +85,7 @@ where
         subcommand = Some((kept.len(), arg));
         break;
     }
-    let Some((position, name)) = subcommand.filter(|_| !moved.is_empty()) else { return args };
+    let Some((position, name)) = subcommand.filter(|_| !moved.is_empty() || mara_only) else { return args };
     kept.extend(args[index..].iter().cloned());
     let accepted: Vec<OsString> = moved
         .into_iter()
@@ -76,6 +98,7 @@ where
             list.contains(&name.as_str()) || !is_known(&name)
         })
         .flat_map(|(_, group)| group)
+        .chain((debug && TAKE_VERBOSE.contains(&name.as_str())).then(|| OsString::from("--verbose")))
         .collect();
     kept.splice(position + 1..position + 1, accepted);
     kept
@@ -108,6 +131,13 @@ mod tests {
             reorder("runner --root /x -paws -sdev show-execution"),
             "runner --root /x show-execution -paws -sdev"
         );
+    }
+
+    #[test]
+    fn mara_s_debug_and_banner_options_are_understood() {
+        assert_eq!(reorder("runner -d -b fabulous -p aws -s dev up"), "runner up -p aws -s dev --verbose");
+        assert_eq!(reorder("runner --debug -p aws show-execution"), "runner show-execution -p aws");
+        assert_eq!(reorder("runner --banner-type=boring list-providers"), "runner list-providers");
     }
 
     #[test]
