@@ -2,6 +2,7 @@
 //!
 //! Data flows one way: config -> provider -> graph -> plan -> execution events -> reports.
 
+pub mod cancel;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -41,7 +42,8 @@ where
             return if err.use_stderr() { ExitStatus::Usage.into() } else { ExitStatus::Success.into() };
         }
     };
-    let result = Command::from_arguments(arguments).and_then(|(settings, command)| command.execute(&settings));
+    let result =
+        Command::from_arguments(arguments).and_then(|(settings, command)| commands::execute(command, &settings));
     match result {
         Ok(status) => status.into(),
         Err(err) => {

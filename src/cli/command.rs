@@ -1,9 +1,7 @@
 use super::arguments::{Arguments, CommandArguments};
 use super::{HistorySettings, OutputStyle, ProviderSettings, RunSettings, Settings, ShowSettings, StackSettings};
-use crate::commands;
 use crate::config::RepositoryRoot;
 use crate::error::Result;
-use crate::exit_status::ExitStatus;
 use crate::plan::Operation;
 
 /// A validated command, ready to execute.
@@ -51,18 +49,5 @@ impl Command {
             CommandArguments::Completions(completions) => Command::Completions(completions.shell),
         };
         Ok((Settings { root, style: OutputStyle::detect() }, command))
-    }
-
-    pub fn execute(self, settings: &Settings) -> Result<ExitStatus> {
-        match self {
-            Command::Providers => commands::list_providers(settings),
-            Command::Show(show) => commands::show(settings, &show),
-            Command::Validate(stack) => commands::validate(settings, &stack),
-            Command::Run(run) => commands::run(settings, &run),
-            Command::Status(stack) => commands::status(settings, &stack),
-            Command::History(history) => commands::history(settings, &history),
-            Command::Doctor(provider) => commands::doctor(settings, &provider),
-            Command::Completions(shell) => commands::completions(shell),
-        }
     }
 }

@@ -5,8 +5,7 @@ use crate::graph::NodeIndex;
 use crate::plan::Operation;
 use crate::prompt::TerminalPrompter;
 use crate::provider::ConfigKey;
-use crate::pulumi::{Backend, ChildEnvironment};
-use crate::secrets::SecretStore;
+use crate::pulumi::{Backend, ChildEnvironment, SecretStore};
 
 const INFRA_TYPE: &str = "kubernetes:infra_type";
 

@@ -4,7 +4,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use crate::cli::{HistorySettings, Settings};
 use crate::error::Result;
 use crate::exit_status::ExitStatus;
-use crate::history::RunStore;
+use crate::history::{ProjectState, RunStore};
 
 /// `runner history`: one line per recorded run, newest last.
 pub fn history(settings: &Settings, history: &HistorySettings) -> Result<ExitStatus> {
@@ -17,8 +17,7 @@ pub fn history(settings: &Settings, history: &HistorySettings) -> Result<ExitSta
     let mut out = std::io::stdout().lock();
     for run in runs.iter().skip(skip) {
         let started = humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs_f64(run.started.max(0.0)));
-        let failed = run.projects.iter().filter(|p| p.result != "succeeded").count();
-        let state = format!("{:?}", run.state).to_lowercase();
+        let failed = run.projects.iter().filter(|p| p.result != ProjectState::Succeeded).count();
         let _ = writeln!(
             out,
             "{}  {started}  {:8} {:12} {:10} {:11} {} projects, {failed} not succeeded",
@@ -26,7 +25,7 @@ pub fn history(settings: &Settings, history: &HistorySettings) -> Result<ExitSta
             run.operation,
             run.provider,
             run.stack,
-            state,
+            run.state,
             run.projects.len()
         );
     }

@@ -1,3 +1,4 @@
+mod command_dispatch;
 mod completions_command;
 mod configuration_gate;
 mod dependency_lint;
@@ -7,12 +8,15 @@ mod loaded_provider;
 mod providers_command;
 mod python_runtime_check;
 mod run_command;
+mod run_outcome;
+mod run_secret_mask;
 mod shared_stack_file;
 mod show_command;
 mod stack_check;
 mod status_command;
 mod validate_command;
 
+pub use command_dispatch::execute;
 pub use completions_command::completions;
 pub use configuration_gate::{check_shared_secrets, gather_configuration, PendingConfiguration};
 pub use dependency_lint::{undeclared_references, UndeclaredReference};

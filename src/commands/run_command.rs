@@ -3,17 +3,21 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use super::run_outcome::{finish_run, report_stack_locks};
+use super::run_secret_mask::run_secret_mask;
 use super::{gather_configuration, LoadedProvider, StackCheck};
-use crate::cli::{ReportTarget, RunSettings, Settings};
+use crate::cli::{RunSettings, Settings};
 use crate::config::add_stack_config_values;
 use crate::error::{Result, UserError};
-use crate::execute::{Cancellation, EventSender, ExecutionEvent, Executor, ProjectResult, RunInfo};
+use crate::execute::{
+    Cancellation, EventSender, ExecutionEvent, Executor, LifecycleContext, ProjectLifecycle, RunInfo,
+};
 use crate::exit_status::ExitStatus;
 use crate::graph::NodeIndex;
 use crate::history::{HistoryRecorder, RunStore, StackLock};
 use crate::plan::{closure, ExecutionPlan, Operation};
 use crate::provider::ProjectPath;
-use crate::pulumi::{Backend, ChildEnvironment, PulumiJob, PulumiJobContext, PulumiManifest};
+use crate::pulumi::{Backend, ChildEnvironment, PulumiCli, PulumiCliContext};
 use crate::report::{self, LogFiles, PlainReporter, Reporter, RunSummary, TerminalReporter};
 use crate::secrets::SecretMask;
 
@@ -43,31 +47,12 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     if run.operation == Operation::Destroy && !run.yes {
         confirm_destroy(run, plan.len())?;
     }
-    let command_line =
-        format!("runner {} --provider {} --stack {}", run.operation, loaded.provider.name, run.stack.stack);
-    let lock = StackLock::acquire(&settings.root.state_dir(), &run.stack.stack, &command_line, run.wait)?;
-    if let Some(stale) = &lock.replaced_stale {
-        eprintln!("warning: took over the lock of a runner that is gone ({})", stale.describe());
-    }
-    for abandoned in store.settle_abandoned(&loaded.provider.name, &run.stack.stack) {
-        eprintln!(
-            "warning: run `{}` ({} on stack `{}`) was interrupted before it finished; `runner {} --resume` continues it",
-            abandoned.run_id, abandoned.operation, abandoned.stack, abandoned.operation
-        );
-    }
-    let mask = SecretMask::new(environment.secret_values());
-    // Variables that feed declared secrets are secret whatever their names.
-    let secret_variables =
-        loaded.provider.config.iter().filter(|key| key.secret).filter_map(|key| key.default_env.clone()).chain(
-            loaded.provider.projects.iter().flat_map(|p| p.secrets.iter().filter_map(|s| s.default_env.clone())),
-        );
-    for name in secret_variables {
-        if let Some(value) = environment.get(&name) {
-            mask.add(value);
-        }
-    }
+    let keep = history_keep(&environment)?;
+    let lock = lock_stack(settings, run, &loaded, &store)?;
+    // This run is one of the `keep`.
+    store.prune(&loaded.provider.name, &run.stack.stack, keep - 1);
+    let mask = run_secret_mask(&environment, &loaded.provider, pending.passphrase.as_deref());
     if let Some(passphrase) = pending.passphrase {
-        mask.add(&passphrase);
         environment.set("PULUMI_CONFIG_PASSPHRASE", passphrase);
     }
     if let Some(dir) = backend.local_dir() {
@@ -81,11 +66,71 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         mask.add(value);
         secret_store.store(&pulumi, &environment, &backend, key, value).map_err(|err| mask_error(err, &mask))?;
     }
+    let history = store.success_index(&run.stack.stack).of_stack(&loaded.provider.name, &run.stack.stack);
+    let cli = PulumiCliContext {
+        pulumi,
+        provider: loaded.provider.clone(),
+        stack: run.stack.stack.clone(),
+        environment,
+        backend: backend.clone(),
+        stack_config_file: settings.root.stack_config_file(&run.stack.stack),
+        log_dir: PathBuf::new(),
+        mask,
+        history,
+        targets: run.targets.clone(),
+    };
+    let summary = execute_plan(settings, run, &loaded, plan, cli, store)?;
+    report_stack_locks(&loaded, &backend, &run.stack.stack, &summary);
+    drop(lock);
+    finish_run(run, &summary)
+}
 
+/// Run records kept per stack when none is configured.
+const DEFAULT_HISTORY_KEEP: usize = 100;
+
+/// `RUNNER_HISTORY_KEEP` (environment file or process environment): how many runs of a stack
+/// the history keeps; older records are deleted when a run starts.
+fn history_keep(environment: &ChildEnvironment) -> Result<usize> {
+    match environment.get("RUNNER_HISTORY_KEEP") {
+        None => Ok(DEFAULT_HISTORY_KEEP),
+        Some(text) => text.trim().parse::<usize>().ok().filter(|keep| *keep >= 1).ok_or_else(|| {
+            UserError::Usage(format!("`RUNNER_HISTORY_KEEP` must be a whole number of runs, at least 1, not `{text}`"))
+        }),
+    }
+}
+
+/// Takes the stack's lock, and settles what runners that died while holding it left behind.
+fn lock_stack(settings: &Settings, run: &RunSettings, loaded: &LoadedProvider, store: &RunStore) -> Result<StackLock> {
+    let command_line =
+        format!("runner {} --provider {} --stack {}", run.operation, loaded.provider.name, run.stack.stack);
+    let lock = StackLock::acquire(&settings.root.state_dir(), &run.stack.stack, &command_line, run.wait)?;
+    if let Some(stale) = &lock.replaced_stale {
+        eprintln!("warning: took over the lock of a runner that is gone ({})", stale.describe());
+    }
+    for abandoned in store.settle_abandoned(&loaded.provider.name, &run.stack.stack) {
+        eprintln!(
+            "warning: run `{}` ({} on stack `{}`) was interrupted before it finished; `runner {} --resume` continues it",
+            abandoned.run_id, abandoned.operation, abandoned.stack, abandoned.operation
+        );
+    }
+    Ok(lock)
+}
+
+/// Runs the plan on an async runtime, every project through its lifecycle over `pulumi`, with
+/// the reporters consuming the events; returns what they summed up.
+fn execute_plan(
+    settings: &Settings,
+    run: &RunSettings,
+    loaded: &LoadedProvider,
+    plan: ExecutionPlan,
+    mut cli: PulumiCliContext,
+    store: RunStore,
+) -> Result<RunSummary> {
     let run_id = new_run_id();
     let log_dir = settings.root.state_dir().join("logs").join(&run_id);
     std::fs::create_dir_all(&log_dir)
         .map_err(|err| UserError::Unwritable { path: log_dir.clone(), reason: err.to_string() })?;
+    cli.log_dir.clone_from(&log_dir);
     let graph = Arc::new(loaded.graph.clone());
     let info = RunInfo {
         run_id,
@@ -97,20 +142,14 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         log_dir: log_dir.clone(),
         started: SystemTime::now(),
     };
-    let job = PulumiJob::new(PulumiJobContext {
-        pulumi,
-        provider: loaded.provider.clone(),
+    let mask = cli.mask.clone();
+    let context = LifecycleContext {
         graph: Arc::clone(&graph),
-        stack: run.stack.stack.clone(),
         operation: run.operation,
-        environment,
-        backend,
-        stack_config_file: settings.root.stack_config_file(&run.stack.stack),
-        log_dir: log_dir.clone(),
+        environment: cli.environment.vars().clone(),
         mask: mask.clone(),
-        state_dir: settings.root.state_dir(),
-        targets: run.targets.clone(),
-    });
+    };
+    let lifecycle = ProjectLifecycle::new(PulumiCli::new(cli), context);
     let mut reporters: Vec<Box<dyn Reporter>> =
         vec![Box::new(LogFiles::new(log_dir)), Box::new(HistoryRecorder::new(store))];
     if settings.style.interactive_terminal {
@@ -118,26 +157,25 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     } else {
         reporters.push(Box::new(PlainReporter::new(run.verbose)));
     }
-
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|err| UserError::Internal(format!("cannot start the async runtime: {err}")))?;
-    let backend_for_locks = job.backend().clone();
-    let summary = runtime.block_on(async move {
+    Ok(runtime.block_on(async move {
         let (events, receiver) = EventSender::channel(EVENT_BUFFER);
-        let dispatcher = tokio::spawn(report::dispatch_events(receiver, reporters, mask));
+        // Reporters write files (logs, history, reports): they get a thread of their own, off
+        // the async workers that drive processes.
+        let handle = tokio::runtime::Handle::current();
+        let dispatcher =
+            tokio::task::spawn_blocking(move || handle.block_on(report::dispatch_events(receiver, reporters, mask)));
         let cancellation = Cancellation::new();
         let signals = tokio::spawn(forward_signals(cancellation.clone(), events.clone()));
         events.send(ExecutionEvent::RunStarted(info)).await;
-        let executor = Executor::new(graph, plan, job, run.parallelism, run.fail_fast);
+        let executor = Executor::new(graph, plan, lifecycle, run.parallelism, run.fail_fast);
         executor.run(events, cancellation).await;
         signals.abort();
         dispatcher.await.unwrap_or_default()
-    });
-    report_stack_locks(&loaded, &backend_for_locks, &run.stack.stack, &summary);
-    drop(lock);
-    finish(run, &summary)
+    }))
 }
 
 /// Everything, a `--only/--from/--exclude` part of the graph, or what the last run left undone.
@@ -149,7 +187,7 @@ fn select_projects(run: &RunSettings, loaded: &LoadedProvider, store: &RunStore)
         .runs_of(&loaded.provider.name, &run.stack.stack)
         .into_iter()
         .rev()
-        .find(|record| record.operation == run.operation.as_str())
+        .find(|record| record.operation == run.operation)
         .ok_or_else(|| {
             UserError::Usage(format!(
                 "nothing to resume: no `{}` run of stack `{}` is recorded",
@@ -169,56 +207,11 @@ fn select_projects(run: &RunSettings, loaded: &LoadedProvider, store: &RunStore)
     Ok(selected)
 }
 
-/// After an interrupted or failed run, a stack may still hold Pulumi's lock. On a file backend
-/// the lock files say so; elsewhere, name the command for every project that was stopped.
-fn report_stack_locks(loaded: &LoadedProvider, backend: &Backend, stack: &str, summary: &RunSummary) {
-    for report in &summary.reports {
-        if !matches!(report.result, ProjectResult::Cancelled | ProjectResult::Failed) || report.started.is_none() {
-            continue;
-        }
-        let dir = loaded.provider.project_dir(&report.project);
-        let Ok(manifest) = PulumiManifest::load(&dir) else { continue };
-        let locked = if backend.is_local() {
-            !backend.lock_files(&manifest.name, stack).is_empty()
-        } else {
-            report.result == ProjectResult::Cancelled
-        };
-        if locked {
-            eprintln!(
-                "warning: stack `{0}` may still be locked; in `{1}` run: pulumi cancel --stack {0} --yes",
-                backend.qualified_stack(&manifest.name, stack),
-                dir.display()
-            );
-        }
-    }
-}
-
 fn mask_error(err: UserError, mask: &SecretMask) -> UserError {
     match err {
         UserError::Internal(message) => UserError::Internal(mask.apply(&message)),
         other => other,
     }
-}
-
-fn finish(run: &RunSettings, summary: &RunSummary) -> Result<ExitStatus> {
-    let failures = summary.failures();
-    if !failures.is_empty() {
-        eprint!("{failures}");
-    }
-    print!("{}", summary.table());
-    for target in &run.reports {
-        match target {
-            ReportTarget::Json(path) => report::write_json_report(summary, path)?,
-            ReportTarget::Junit(path) => report::write_junit_report(summary, path)?,
-        }
-    }
-    Ok(if summary.interrupted {
-        ExitStatus::Interrupted
-    } else if summary.all_succeeded() {
-        ExitStatus::Success
-    } else {
-        ExitStatus::Failure
-    })
 }
 
 /// First Ctrl-C or SIGTERM: cancel gracefully. Second: kill.

@@ -5,7 +5,7 @@ use super::LoadedProvider;
 use crate::cli::{Settings, StackSettings};
 use crate::error::Result;
 use crate::exit_status::ExitStatus;
-use crate::history::RunStore;
+use crate::history::{ProjectState, RunStore};
 
 /// `runner status`: for every project of the provider, its last recorded operation and result.
 pub fn status(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> {
@@ -16,7 +16,9 @@ pub fn status(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> 
     let _ = writeln!(out, "{:width$}  {:9}  {:10}  {:20}  run", "project", "last", "result", "ended");
     for project in loaded.graph.projects() {
         let last = runs.iter().rev().find_map(|run| {
-            run.project(project.path.as_str()).filter(|record| record.result != "pending").map(|record| (run, record))
+            run.project(project.path.as_str())
+                .filter(|record| record.result != ProjectState::Pending)
+                .map(|record| (run, record))
         });
         match last {
             Some((run, record)) => {

@@ -35,9 +35,9 @@ impl StackConfig {
             location: Location { path: path.to_path_buf(), line },
             message,
         };
-        if let Some(line) = flow_nesting_too_deep(&text) {
+        if let Some(offset) = flow_nesting_too_deep(&text) {
             return Err(invalid(
-                Some(line),
+                Some(super::LineIndex::new(&text).line(offset)),
                 format!("not valid YAML: `[` and `{{` nested deeper than {MAX_FLOW_DEPTH} levels"),
             ));
         }
@@ -197,29 +197,25 @@ fn duplicate_key_line(text: &str, message: &str) -> Option<usize> {
 /// quadratic in the `[`/`{` depth: 100,000 `[` took half a minute. Deeper input is refused first.
 const MAX_FLOW_DEPTH: usize = 128;
 
-/// The line where `[`/`{` nesting first goes deeper than `MAX_FLOW_DEPTH`, skipping quoted
+/// The byte offset where `[`/`{` nesting first goes deeper than `MAX_FLOW_DEPTH`, skipping quoted
 /// scalars and comments. Approximate (a plain scalar may hold a bracket), which matters only for
 /// input nested that deep, and YAML refuses such input anyway.
 fn flow_nesting_too_deep(text: &str) -> Option<usize> {
     let mut depth = 0usize;
-    let mut line = 1;
     let mut quote: Option<char> = None;
     let mut comment = false;
     let mut previous = '\n';
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
+    let mut chars = text.char_indices().peekable();
+    while let Some((offset, c)) = chars.next() {
         if c == '\n' {
-            line += 1;
             comment = false;
         }
         match quote {
             _ if comment => {}
             Some('"') if c == '\\' => {
-                if chars.next() == Some('\n') {
-                    line += 1;
-                }
+                chars.next();
             }
-            Some('\'') if c == '\'' && chars.peek() == Some(&'\'') => {
+            Some('\'') if c == '\'' && chars.peek().map(|(_, next)| *next) == Some('\'') => {
                 chars.next();
             }
             Some(open) if c == open => quote = None,
@@ -232,7 +228,7 @@ fn flow_nesting_too_deep(text: &str) -> Option<usize> {
                 '[' | '{' => {
                     depth += 1;
                     if depth > MAX_FLOW_DEPTH {
-                        return Some(line);
+                        return Some(offset);
                     }
                 }
                 ']' | '}' => depth = depth.saturating_sub(1),

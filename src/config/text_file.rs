@@ -31,10 +31,9 @@ pub fn read_text(path: &Path) -> Result<Option<String>> {
     match String::from_utf8(bytes) {
         Ok(text) => Ok(Some(text)),
         Err(err) => {
-            let valid = &err.as_bytes()[..err.utf8_error().valid_up_to()];
-            let line = 1 + valid.iter().filter(|b| **b == b'\n').count();
+            let valid_up_to = err.utf8_error().valid_up_to();
             Err(UserError::InvalidFile {
-                location: Location::line(path, line),
+                location: super::LineIndex::new(err.as_bytes()).location(path, valid_up_to),
                 message: "the file is not valid UTF-8".into(),
             })
         }

@@ -3,10 +3,10 @@ use std::time::SystemTime;
 
 use tokio::sync::mpsc;
 
+use super::OperationProgress;
 use super::ProjectReport;
 use crate::plan::Operation;
 use crate::provider::ProjectPath;
-use crate::pulumi::OperationProgress;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputStream {

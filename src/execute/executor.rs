@@ -138,7 +138,7 @@ mod tests {
     }
 
     fn graph(projects: &[(&str, Phase, &[&str])]) -> Arc<ProjectGraph> {
-        Arc::new(ProjectGraph::build(&crate::plan::test_provider(projects)).unwrap())
+        Arc::new(ProjectGraph::build(&crate::graph::test_provider(projects)).unwrap())
     }
 
     async fn run(

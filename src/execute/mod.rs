@@ -1,13 +1,27 @@
-mod cancellation;
 mod execution_event;
 mod executor;
+mod hook_step;
+mod operation_progress;
+mod prerequisite_step;
+mod project_cli;
 mod project_job;
+mod project_lifecycle;
 mod project_report;
+mod readiness_step;
+mod retry_step;
 mod schedule;
 
-pub use cancellation::{CancelLevel, Cancellation};
+pub use crate::cancel::{CancelLevel, Cancellation};
 pub use execution_event::{EventSender, ExecutionEvent, OutputStream, RunInfo};
 pub use executor::Executor;
+pub use operation_progress::{OperationProgress, ResourceChanges};
+pub use project_cli::{OperationOutcome, ProjectCli, StackOutputs, StackTarget};
 pub use project_job::ProjectJob;
+pub use project_lifecycle::{LifecycleContext, ProjectLifecycle};
 pub use project_report::{FailureDetail, ProjectReport, ProjectResult};
 pub use schedule::Schedule;
+
+#[cfg(test)]
+mod lifecycle_tests;
+#[cfg(test)]
+mod scripted_cli;

@@ -3,8 +3,8 @@ use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 
+use super::ResourceChanges;
 use crate::provider::ProjectPath;
-use crate::pulumi::ResourceChanges;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -171,7 +171,8 @@ impl Schedule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{test_provider, Operation};
+    use crate::graph::test_provider;
+    use crate::plan::Operation;
     use crate::provider::Phase::{Infrastructure as I, Kubernetes as K};
 
     fn schedule(projects: &[(&str, Phase, &[&str])]) -> (ProjectGraph, Schedule) {

@@ -169,7 +169,7 @@ mod deep_tests {
             (0..5_000).map(|i| if i == 0 { vec![] } else { vec![names[i - 1].as_str()] }).collect();
         let spec: Vec<(&str, Phase, &[&str])> =
             (0..5_000).map(|i| (names[i].as_str(), I, deps[i].as_slice())).collect();
-        let graph = ProjectGraph::build(&crate::plan::test_provider(&spec)).unwrap();
+        let graph = ProjectGraph::build(&crate::graph::test_provider(&spec)).unwrap();
         assert_eq!(graph.len(), 5_000);
     }
 }

@@ -1,6 +1,6 @@
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::{ProjectRecord, RunRecord, RunState, RunStore};
+use super::{ProjectRecord, ProjectState, RunRecord, RunState, RunStore, SuccessIndex};
 use crate::execute::ExecutionEvent;
 use crate::report::Reporter;
 
@@ -12,6 +12,9 @@ const MIN_SAVE_INTERVAL: Duration = Duration::from_millis(100);
 pub struct HistoryRecorder {
     store: RunStore,
     record: Option<RunRecord>,
+    /// Loaded when the run starts; saved with the record whenever a project succeeded.
+    successes: Option<SuccessIndex>,
+    successes_changed: bool,
     last_save: Option<Instant>,
     dirty: bool,
     /// The first error writing history, reported once at the end of the run.
@@ -20,7 +23,15 @@ pub struct HistoryRecorder {
 
 impl HistoryRecorder {
     pub fn new(store: RunStore) -> Self {
-        Self { store, record: None, last_save: None, dirty: false, error: None }
+        Self {
+            store,
+            record: None,
+            successes: None,
+            successes_changed: false,
+            last_save: None,
+            dirty: false,
+            error: None,
+        }
     }
 
     fn save(&mut self, force: bool) {
@@ -33,9 +44,28 @@ impl HistoryRecorder {
             if let Err(err) = self.store.save(record) {
                 self.error.get_or_insert_with(|| err.to_string());
             }
+            if let (true, Some(successes)) = (self.successes_changed, &self.successes) {
+                if let Err(err) = self.store.save_success_index(&record.stack, successes) {
+                    self.error.get_or_insert_with(|| err.to_string());
+                }
+                self.successes_changed = false;
+            }
             self.last_save = Some(Instant::now());
             self.dirty = false;
         }
+    }
+}
+
+impl HistoryRecorder {
+    fn note_success(&mut self, report: &crate::execute::ProjectReport) {
+        let (Some(record), Some(successes)) = (&self.record, self.successes.as_mut()) else { return };
+        if report.result != crate::execute::ProjectResult::Succeeded {
+            return;
+        }
+        let Some(ended) = report.started.map(|started| seconds(started + report.duration)) else { return };
+        let operation = report.operation.unwrap_or(record.operation);
+        let project = report.project.as_str();
+        self.successes_changed |= successes.record(&record.provider, &record.stack, project, operation, ended);
     }
 }
 
@@ -51,7 +81,7 @@ impl Reporter for HistoryRecorder {
                     run_id: info.run_id.clone(),
                     provider: info.provider.clone(),
                     stack: info.stack.clone(),
-                    operation: info.operation.as_str().to_string(),
+                    operation: info.operation,
                     state: RunState::Running,
                     pid: std::process::id(),
                     host: super::stack_lock::host_name(),
@@ -59,13 +89,14 @@ impl Reporter for HistoryRecorder {
                     ended: None,
                     projects: info.projects.iter().map(|path| ProjectRecord::pending(path.to_string(), None)).collect(),
                 });
+                self.successes = Some(self.store.success_index(&info.stack));
                 self.save(true);
             }
             ExecutionEvent::ProjectStarted { project, attempt, at } => {
                 if let Some(entry) =
                     self.record.as_mut().and_then(|r| r.projects.iter_mut().find(|p| p.project == project.as_str()))
                 {
-                    entry.result = "running".into();
+                    entry.result = ProjectState::Running;
                     entry.attempts = *attempt;
                     entry.started.get_or_insert(seconds(*at));
                 }
@@ -77,10 +108,7 @@ impl Reporter for HistoryRecorder {
                     if report.operation.is_some()
                         || !record.projects.iter().any(|p| p.project == report.project.as_str())
                     {
-                        record.projects.push(ProjectRecord::pending(
-                            report.project.to_string(),
-                            report.operation.map(|op| op.as_str().to_string()),
-                        ));
+                        record.projects.push(ProjectRecord::pending(report.project.to_string(), report.operation));
                     }
                 }
                 if let Some(entry) = self
@@ -88,7 +116,7 @@ impl Reporter for HistoryRecorder {
                     .as_mut()
                     .and_then(|r| r.projects.iter_mut().rev().find(|p| p.project == report.project.as_str()))
                 {
-                    entry.result = report.result.as_str().to_string();
+                    entry.result = report.result.into();
                     entry.attempts = report.attempts;
                     entry.started = report.started.map(seconds);
                     entry.ended = report.started.map(|started| seconds(started + report.duration));
@@ -96,6 +124,7 @@ impl Reporter for HistoryRecorder {
                     entry.reason = report.reason.clone().or_else(|| report.failure.as_ref().map(|f| f.summary.clone()));
                     entry.retries.clone_from(&report.retried);
                 }
+                self.note_success(report);
                 self.save(false);
             }
             ExecutionEvent::RunFinished { at, interrupted } => {
@@ -107,5 +136,53 @@ impl Reporter for HistoryRecorder {
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::execute::{ProjectReport, ProjectResult, RunInfo};
+    use crate::plan::Operation;
+    use crate::provider::ProjectPath;
+
+    #[test]
+    fn successes_reach_the_index_with_the_operation_they_ran() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = RunStore::new(dir.path());
+        let started = SystemTime::now() - Duration::from_secs(10);
+        let mut recorder = HistoryRecorder::new(store.clone());
+        recorder.on_event(&ExecutionEvent::RunStarted(RunInfo {
+            run_id: "r1".into(),
+            provider: "aws".into(),
+            stack: "dev".into(),
+            operation: Operation::Refresh,
+            projects: vec![ProjectPath::new("app")],
+            parallelism: 1,
+            log_dir: dir.path().join("logs"),
+            started,
+        }));
+        let finished = |project: &str, result: ProjectResult, operation: Option<Operation>| {
+            let mut report = ProjectReport::not_run(ProjectPath::new(project), result, String::new());
+            report.started = Some(started);
+            report.duration = Duration::from_secs(2);
+            report.operation = operation;
+            ExecutionEvent::ProjectFinished(report)
+        };
+        recorder.on_event(&finished("creds", ProjectResult::Succeeded, Some(Operation::Up)));
+        recorder.on_event(&finished("app", ProjectResult::Failed, None));
+        recorder.on_event(&ExecutionEvent::RunFinished { at: SystemTime::now(), interrupted: false });
+        assert!(recorder.error.is_none());
+
+        let index = store.success_index("dev").of_stack("aws", "dev");
+        let ended = index.last_success(&ProjectPath::new("creds"), Operation::Up).unwrap();
+        let expected = started + Duration::from_secs(2);
+        let off = ended.duration_since(expected).unwrap_or_else(|err| err.duration());
+        assert!(off < Duration::from_millis(2), "recorded at the end of the operation");
+        assert_eq!(index.last_success(&ProjectPath::new("creds"), Operation::Refresh), None);
+        assert_eq!(index.last_success(&ProjectPath::new("app"), Operation::Refresh), None, "a failure is no success");
+        assert_eq!(store.runs()[0].projects[1].result, ProjectState::Succeeded);
     }
 }

@@ -1,6 +1,7 @@
 use serde::{Deserialize, Serialize};
 
-use crate::pulumi::ResourceChanges;
+use crate::execute::{ProjectResult, ResourceChanges};
+use crate::plan::Operation;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -10,12 +11,70 @@ pub enum RunState {
     Interrupted,
 }
 
+impl RunState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunState::Running => "running",
+            RunState::Finished => "finished",
+            RunState::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl std::fmt::Display for RunState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// Where one project of a run stands; the JSON names are the history's on-disk format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProjectState {
+    Pending,
+    Running,
+    Succeeded,
+    Failed,
+    Skipped,
+    Cancelled,
+}
+
+impl ProjectState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProjectState::Pending => "pending",
+            ProjectState::Running => "running",
+            ProjectState::Succeeded => "succeeded",
+            ProjectState::Failed => "failed",
+            ProjectState::Skipped => "skipped",
+            ProjectState::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl From<ProjectResult> for ProjectState {
+    fn from(result: ProjectResult) -> Self {
+        match result {
+            ProjectResult::Succeeded => ProjectState::Succeeded,
+            ProjectResult::Failed => ProjectState::Failed,
+            ProjectResult::Skipped => ProjectState::Skipped,
+            ProjectResult::Cancelled => ProjectState::Cancelled,
+        }
+    }
+}
+
+impl std::fmt::Display for ProjectState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
 /// One project operation of a run, as the history keeps it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProjectRecord {
     pub project: String,
     /// `running` until it ends; then `succeeded`, `failed`, `skipped` or `cancelled`.
-    pub result: String,
+    pub result: ProjectState,
     pub attempts: u32,
     pub started: Option<f64>,
     pub ended: Option<f64>,
@@ -27,15 +86,15 @@ pub struct ProjectRecord {
     pub retries: Vec<String>,
     /// Set when it differs from the run's operation (a prerequisite's `up`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub operation: Option<String>,
+    pub operation: Option<Operation>,
 }
 
 impl ProjectRecord {
     /// A planned project that has not started, or a prerequisite about to run (`operation`).
-    pub fn pending(project: String, operation: Option<String>) -> Self {
+    pub fn pending(project: String, operation: Option<Operation>) -> Self {
         Self {
             project,
-            result: "pending".into(),
+            result: ProjectState::Pending,
             attempts: 0,
             started: None,
             ended: None,
@@ -74,7 +133,7 @@ pub struct RunRecord {
     pub run_id: String,
     pub provider: String,
     pub stack: String,
-    pub operation: String,
+    pub operation: Operation,
     pub state: RunState,
     pub pid: u32,
     pub host: String,
@@ -85,6 +144,11 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
+    /// The operation `record` ran: its own (a prerequisite's `up`) or the run's.
+    pub fn operation_of(&self, record: &ProjectRecord) -> Operation {
+        record.operation.unwrap_or(self.operation)
+    }
+
     pub fn project(&self, path: &str) -> Option<&ProjectRecord> {
         self.projects.iter().find(|record| record.project == path)
     }
@@ -93,7 +157,7 @@ impl RunRecord {
     pub fn unfinished(&self) -> Vec<&str> {
         self.projects
             .iter()
-            .filter(|record| record.result != "succeeded")
+            .filter(|record| record.result != ProjectState::Succeeded)
             .map(|record| record.project.as_str())
             .collect()
     }

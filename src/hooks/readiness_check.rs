@@ -2,10 +2,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::execute::{CancelLevel, Cancellation};
+use crate::cancel::{CancelLevel, Cancellation};
 use crate::provider::{GateCheck, ReadinessGate};
 
 /// No single attempt may take longer than this, whatever the gate's own timeout.
@@ -87,48 +86,82 @@ async fn attempt(check: &GateCheck, cwd: &Path, env: &BTreeMap<String, String>) 
         GateCheck::Tcp(address) => {
             TcpStream::connect(address.as_str()).await.map(|_| ()).map_err(|err| format!("connect to {address}: {err}"))
         }
-        GateCheck::Http { url, expect_body } => http_get(url, expect_body.as_deref()).await,
+        GateCheck::Http { url, expect_body, ca_file } => {
+            http_get(url, expect_body.as_deref(), ca_file.as_deref()).await
+        }
     }
 }
 
-/// A plain HTTP/1.1 GET: enough for health endpoints, with no client library to carry along.
-async fn http_get(url: &str, expect_body: Option<&str>) -> Result<(), String> {
-    let rest = url.strip_prefix("http://").ok_or_else(|| format!("`{url}` is not an http:// URL"))?;
-    let (authority, path) = match rest.find('/') {
-        Some(at) => (&rest[..at], &rest[at..]),
-        None => (rest, "/"),
-    };
-    let address = if authority.contains(':') { authority.to_string() } else { format!("{authority}:80") };
-    let mut stream = TcpStream::connect(&address).await.map_err(|err| format!("connect to {address}: {err}"))?;
-    let request = format!(
-        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nUser-Agent: runner\r\nAccept: */*\r\nConnection: close\r\n\r\n"
-    );
-    stream.write_all(request.as_bytes()).await.map_err(|err| format!("send to {address}: {err}"))?;
-    let mut response = Vec::new();
-    stream
-        .take(MAX_BODY as u64)
-        .read_to_end(&mut response)
-        .await
-        .map_err(|err| format!("read from {address}: {err}"))?;
-    let text = String::from_utf8_lossy(&response);
-    let status_line = text.lines().next().unwrap_or_default();
-    let status: u16 = status_line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .ok_or_else(|| format!("not an HTTP answer: `{status_line}`"))?;
-    let body = text.split_once("\r\n\r\n").map(|(_, body)| body).unwrap_or_default();
-    if !(200..300).contains(&status) {
-        return Err(format!("HTTP {status}: {}", body.trim().chars().take(200).collect::<String>()));
+/// One GET. Redirects are not followed (a health endpoint that redirects is not answering) and no
+/// proxy is used: gates check endpoints the run just deployed, as the user's machine reaches them.
+async fn http_get(url: &str, expect_body: Option<&str>, ca_file: Option<&Path>) -> Result<(), String> {
+    let client = http_client(ca_file).await?;
+    let mut response = client.get(url).send().await.map_err(|err| describe_http_error(url, err))?;
+    let status = response.status();
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|err| describe_http_error(url, err))? {
+        body.extend_from_slice(&chunk);
+        if body.len() >= MAX_BODY {
+            body.truncate(MAX_BODY);
+            break;
+        }
+    }
+    let body = String::from_utf8_lossy(&body);
+    if !status.is_success() {
+        return Err(format!("HTTP {}: {}", status.as_u16(), body.trim().chars().take(200).collect::<String>()));
     }
     match expect_body {
-        Some(expected) if !body.contains(expected) => Err(format!("HTTP {status}, but the body lacks `{expected}`")),
+        Some(expected) if !body.contains(expected) => {
+            Err(format!("HTTP {}, but the body lacks `{expected}`", status.as_u16()))
+        }
         _ => Ok(()),
     }
 }
 
+/// The system's certificate authorities (`SSL_CERT_FILE`/`SSL_CERT_DIR` when set), plus those of
+/// the gate's `ca_file`: read at each attempt, since an earlier project may be what writes it.
+async fn http_client(ca_file: Option<&Path>) -> Result<reqwest::Client, String> {
+    let mut builder =
+        reqwest::Client::builder().user_agent("runner").redirect(reqwest::redirect::Policy::none()).no_proxy();
+    if let Some(path) = ca_file {
+        let pem =
+            tokio::fs::read(path).await.map_err(|err| format!("cannot read `ca_file` {}: {err}", path.display()))?;
+        let certificates = reqwest::Certificate::from_pem_bundle(&pem)
+            .map_err(|err| format!("`ca_file` {} holds no PEM certificate: {err}", path.display()))?;
+        if certificates.is_empty() {
+            return Err(format!("`ca_file` {} holds no PEM certificate", path.display()));
+        }
+        for certificate in certificates {
+            builder = builder.add_root_certificate(certificate);
+        }
+    }
+    builder.build().map_err(|err| format!("cannot set up an HTTP client: {}", error_chain(&err)))
+}
+
+/// reqwest's own message is "error sending request"; the cause (refused, certificate unknown)
+/// is further down the chain.
+fn describe_http_error(url: &str, err: reqwest::Error) -> String {
+    format!("GET {url}: {}", error_chain(&err.without_url()))
+}
+
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
     use super::*;
 
     fn gate(check: GateCheck, timeout_ms: u64) -> ReadinessGate {
@@ -184,13 +217,13 @@ mod tests {
             }
         });
         let passing = ReadinessGate {
-            check: GateCheck::Http { url: url.clone(), expect_body: Some("healthy".into()) },
+            check: GateCheck::Http { url: url.clone(), expect_body: Some("healthy".into()), ca_file: None },
             timeout: Duration::from_secs(2),
             interval: Duration::from_millis(50),
         };
         assert!(wait_until_ready(&passing, Path::new("."), &BTreeMap::new(), &Cancellation::new()).await.passed);
         let wrong_body = ReadinessGate {
-            check: GateCheck::Http { url, expect_body: Some("ready".into()) },
+            check: GateCheck::Http { url, expect_body: Some("ready".into()), ca_file: None },
             timeout: Duration::from_millis(200),
             interval: Duration::from_millis(50),
         };
@@ -198,3 +231,11 @@ mod tests {
         assert!(!outcome.passed && outcome.last_attempt.contains("lacks `ready`"), "{outcome:?}");
     }
 }
+
+#[cfg(test)]
+#[path = "../../tests/support/test_servers.rs"]
+mod test_servers;
+
+#[cfg(test)]
+#[path = "readiness_http_tests.rs"]
+mod http_tests;

@@ -153,83 +153,11 @@ fn waves(graph: &ProjectGraph, steps: &[PlanStep], order: &[NodeIndex]) -> Vec<V
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use std::path::PathBuf;
-
+mod tests {
     use super::*;
-    use crate::error::Location;
-    use crate::provider::{Project, ProjectPath, Provider};
-
-    /// A provider built in memory: planning never touches the file system.
-    pub(crate) fn provider(projects: &[(&str, Phase, &[&str])]) -> Provider {
-        Provider {
-            name: "test".into(),
-            description: "in-memory provider".into(),
-            infra_type: None,
-            file: PathBuf::from("providers/test.toml"),
-            projects_root: PathBuf::from("projects"),
-            config: Vec::new(),
-            secrets_project: None,
-            projects: projects
-                .iter()
-                .enumerate()
-                .map(|(i, (path, phase, depends_on))| Project {
-                    path: ProjectPath::new(path),
-                    description: path.rsplit('/').next().unwrap().to_string(),
-                    phase: *phase,
-                    depends_on: depends_on.iter().map(|d| ProjectPath::new(d)).collect(),
-                    secrets: Vec::new(),
-                    on_success: Vec::new(),
-                    retry: None,
-                    ready: Vec::new(),
-                    targets: Vec::new(),
-                    target_dependents: false,
-                    refresh: false,
-                    prerequisites: Vec::new(),
-                    dir: None,
-                    only_as_prerequisite: false,
-                    origin: Location::line("providers/test.toml", i + 1),
-                    dependency_origins: Vec::new(),
-                })
-                .collect(),
-        }
-    }
+    use crate::graph::{mara_aws_provider as mara_aws, test_provider as provider};
 
     use Phase::{Infrastructure as I, Kubernetes as K};
-
-    fn mara_aws() -> Provider {
-        provider(&[
-            ("infrastructure/aws/vpc", I, &[]),
-            ("infrastructure/aws/eks", I, &["infrastructure/aws/vpc"]),
-            ("infrastructure/aws/ecr", I, &[]),
-            ("infrastructure/kubeconfig", I, &["infrastructure/aws/eks"]),
-            ("kubernetes/secrets", K, &["infrastructure/kubeconfig"]),
-            ("utility/kic-image-build", K, &[]),
-            ("utility/kic-image-push", K, &["utility/kic-image-build", "infrastructure/aws/ecr"]),
-            ("kubernetes/nginx/ingress-controller-namespace", K, &["infrastructure/kubeconfig"]),
-            (
-                "kubernetes/nginx/ingress-controller",
-                K,
-                &["kubernetes/nginx/ingress-controller-namespace", "utility/kic-image-push"],
-            ),
-            ("kubernetes/logstore", K, &["infrastructure/kubeconfig"]),
-            ("kubernetes/logagent", K, &["kubernetes/logstore"]),
-            ("kubernetes/certmgr", K, &["infrastructure/kubeconfig"]),
-            ("kubernetes/prometheus", K, &["kubernetes/secrets", "kubernetes/certmgr"]),
-            ("kubernetes/observability", K, &["kubernetes/certmgr"]),
-            (
-                "kubernetes/applications/sirius",
-                K,
-                &[
-                    "kubernetes/secrets",
-                    "kubernetes/nginx/ingress-controller",
-                    "kubernetes/logagent",
-                    "kubernetes/prometheus",
-                    "kubernetes/observability",
-                ],
-            ),
-        ])
-    }
 
     fn paths(graph: &ProjectGraph, nodes: &[NodeIndex]) -> Vec<String> {
         nodes.iter().map(|&n| graph.project(n).path.to_string()).collect()
@@ -258,32 +186,6 @@ pub(crate) mod tests {
     #[test]
     fn mara_aws_destroy_plan() {
         insta::assert_snapshot!(plan_text(Operation::Destroy));
-    }
-
-    #[test]
-    fn mara_aws_tree() {
-        let provider = mara_aws();
-        let graph = ProjectGraph::build(&provider).unwrap();
-        insta::assert_snapshot!(crate::render::tree(&provider, &graph, &ExecutionPlan::full(&graph, Operation::Up)));
-    }
-
-    #[test]
-    fn mara_aws_json() {
-        let provider = mara_aws();
-        let graph = ProjectGraph::build(&provider).unwrap();
-        insta::assert_snapshot!(crate::render::json(&provider, &graph, &ExecutionPlan::full(&graph, Operation::Up)));
-    }
-
-    #[test]
-    fn mara_aws_mermaid_and_dot() {
-        let provider = mara_aws();
-        let graph = ProjectGraph::build(&provider).unwrap();
-        let plan = ExecutionPlan::full(&graph, Operation::Up);
-        insta::assert_snapshot!(format!(
-            "{}\n{}",
-            crate::render::mermaid(&provider, &graph, &plan),
-            crate::render::dot(&provider, &graph, &plan)
-        ));
     }
 
     #[test]

@@ -5,6 +5,3 @@ mod selection;
 pub use execution_plan::{start_priority, ExecutionPlan, PlanStep};
 pub use operation::Operation;
 pub use selection::{closure, Selection};
-
-#[cfg(test)]
-pub(crate) use execution_plan::tests::provider as test_provider;

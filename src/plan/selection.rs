@@ -72,7 +72,7 @@ fn node(graph: &ProjectGraph, name: &str) -> Result<NodeIndex> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::execution_plan::tests::provider;
+    use crate::graph::test_provider as provider;
     use crate::provider::Phase::Infrastructure as I;
 
     fn graph() -> ProjectGraph {

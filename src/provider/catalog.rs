@@ -1,17 +1,13 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use super::builtin_providers::{builtin_label, builtin_provider, builtin_set, BUILTIN_PROVIDERS};
-use super::provider_file::{line_at, HookFile, ProjectFile, ProviderFile};
-use super::{
-    ConfigKey, GateCheck, HookSpec, Prerequisite, Project, ProjectPath, Provider, ReadinessGate, RetryPolicy,
-    SecretSpec,
-};
-use crate::config::{read_text, RepositoryRoot};
+use super::project_conversion::ProjectConversion;
+use super::provider_file::ProviderFile;
+use super::{ConfigKey, ProjectPath, Provider};
+use crate::config::{read_text, LineIndex, RepositoryRoot};
 use crate::error::{Location, Result, UserError};
 
-const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(300);
 const MAX_EXTENDS_DEPTH: usize = 8;
 
 /// The provider definitions under `providers/`, and in a MARA checkout the built-in ones too.
@@ -155,14 +151,14 @@ impl ProviderCatalog {
         chain: &mut Vec<PathBuf>,
     ) -> Result<()> {
         let (file, text) = (definition.label.as_path(), definition.text.as_str());
+        // One index per file, so each location is a binary search rather than a scan from the
+        // start: a large provider file would otherwise take time quadratic in its size.
+        let lines = LineIndex::new(text);
+        let at = |offset: usize| lines.location(file, offset);
         let parsed: ProviderFile = toml::from_str(text).map_err(|err| UserError::InvalidFile {
-            location: Location { path: file.to_path_buf(), line: err.span().map(|span| line_at(text, span.start)) },
+            location: Location { path: file.to_path_buf(), line: err.span().map(|span| lines.line(span.start)) },
             message: err.message().trim_end_matches('\n').replace('\n', "; "),
         })?;
-        // Newline offsets, so each location is a binary search rather than a scan from the start:
-        // a large provider file would otherwise take time quadratic in its size.
-        let newlines: Vec<usize> = text.match_indices('\n').map(|(offset, _)| offset).collect();
-        let at = |offset: usize| Location::line(file, 1 + newlines.partition_point(|&newline| newline < offset));
 
         chain.push(file.to_path_buf());
         if let Some(base) = &parsed.extends {
@@ -226,7 +222,8 @@ impl ProviderCatalog {
             provider.projects.iter().enumerate().map(|(position, project)| (project.path.clone(), position)).collect();
         for spanned in parsed.projects {
             let origin = at(spanned.span().start);
-            let project = convert_project(spanned.into_inner(), &origin, &at)?;
+            let conversion = ProjectConversion { root: &self.root, origin: &origin, at: &at };
+            let project = conversion.convert(spanned.into_inner())?;
             if let Some(&first) = positions.get(&project.path) {
                 return Err(UserError::DuplicateProject {
                     location: origin,
@@ -278,143 +275,6 @@ impl ProviderCatalog {
         }
         Ok(())
     }
-}
-
-fn convert_project(raw: ProjectFile, origin: &Location, at: &dyn Fn(usize) -> Location) -> Result<Project> {
-    let raw_path = raw.path.get_ref();
-    let path = ProjectPath::new(raw_path);
-    if path.as_str().is_empty() && !ProjectPath::escapes_root(raw_path) {
-        return Err(UserError::InvalidFile {
-            location: at(raw.path.span().start),
-            message: format!("`path = \"{raw_path}\"` names no folder under the projects root"),
-        });
-    }
-    if ProjectPath::escapes_root(raw_path) {
-        return Err(UserError::PathEscapesRoot { location: at(raw.path.span().start), project: raw_path.clone() });
-    }
-    let mut depends_on = Vec::new();
-    let mut dependency_origins = Vec::new();
-    for dependency in &raw.depends_on {
-        depends_on.push(ProjectPath::new(dependency.get_ref()));
-        dependency_origins.push(at(dependency.span().start));
-    }
-    let mut on_success = Vec::new();
-    for hook in raw.on_success {
-        on_success.push(match hook {
-            HookFile::Kubeconfig(hook) => HookSpec::Kubeconfig { output: hook.output },
-            HookFile::Command(hook) => {
-                if hook.argv.is_empty() {
-                    return Err(UserError::InvalidFile {
-                        location: origin.clone(),
-                        message: format!("`on_success` command of `{path}` has an empty `argv`"),
-                    });
-                }
-                let timeout = match &hook.timeout {
-                    Some(text) => humantime::parse_duration(text).map_err(|err| UserError::InvalidFile {
-                        location: origin.clone(),
-                        message: format!(
-                            "`timeout = \"{text}\"` is not a duration ({err}); write e.g. `\"30s\"` or `\"5m\"`"
-                        ),
-                    })?,
-                    None => DEFAULT_HOOK_TIMEOUT,
-                };
-                HookSpec::Command { argv: hook.argv, timeout }
-            }
-        });
-    }
-    let retry = match raw.retry {
-        None => None,
-        Some(retry) => {
-            let invalid = |message: String| UserError::InvalidFile { location: origin.clone(), message };
-            if retry.attempts == 0 || retry.attempts > 100 {
-                return Err(invalid(format!("`retry.attempts` of `{path}` must be between 1 and 100")));
-            }
-            let backoff = match &retry.backoff {
-                Some(text) => humantime::parse_duration(text)
-                    .map_err(|err| invalid(format!("`retry.backoff = \"{text}\"` is not a duration ({err})")))?,
-                None => RetryPolicy::default().backoff,
-            };
-            for pattern in &retry.on {
-                regex::Regex::new(pattern).map_err(|err| {
-                    invalid(format!("`retry.on` pattern `{pattern}` is not a valid regular expression: {err}"))
-                })?;
-            }
-            Some(RetryPolicy { attempts: retry.attempts, backoff, on: retry.on })
-        }
-    };
-    let invalid = |message: String| UserError::InvalidFile { location: origin.clone(), message };
-    let duration = |field: &str, text: &str| {
-        humantime::parse_duration(text).map_err(|err| {
-            invalid(format!(
-                "`{field} = \"{text}\"` of `{path}` is not a duration ({err}); write e.g. `\"30s\"` or `\"5m\"`"
-            ))
-        })
-    };
-    let mut ready = Vec::new();
-    for gate in raw.ready {
-        let check = match (gate.command, gate.http, gate.tcp) {
-            (Some(argv), None, None) if !argv.is_empty() => GateCheck::Command(argv),
-            (None, Some(url), None) if url.starts_with("http://") => GateCheck::Http { url, expect_body: gate.expect_body },
-            (None, Some(url), None) => {
-                return Err(invalid(format!("`ready` of `{path}`: `{url}` is not an `http://` URL (use a `command` gate with curl for https)")))
-            }
-            (None, None, Some(address)) if address.contains(':') => GateCheck::Tcp(address),
-            _ => return Err(invalid(format!("each `ready` gate of `{path}` needs exactly one of `command = [...]`, `http = \"http://...\"` or `tcp = \"host:port\"`"))),
-        };
-        ready.push(ReadinessGate {
-            check,
-            timeout: gate
-                .timeout
-                .as_deref()
-                .map(|t| duration("timeout", t))
-                .transpose()?
-                .unwrap_or(ReadinessGate::DEFAULT_TIMEOUT),
-            interval: gate
-                .interval
-                .as_deref()
-                .map(|t| duration("interval", t))
-                .transpose()?
-                .unwrap_or(ReadinessGate::DEFAULT_INTERVAL),
-        });
-    }
-    let mut prerequisites = Vec::new();
-    for prerequisite in raw.prerequisites {
-        prerequisites.push(Prerequisite {
-            project: ProjectPath::new(prerequisite.project.get_ref()),
-            succeeded_within: duration("succeeded_within", &prerequisite.succeeded_within)?,
-        });
-    }
-    if let Some(dir) = &raw.dir {
-        if ProjectPath::escapes_root(dir.get_ref()) {
-            return Err(UserError::PathEscapesRoot { location: at(dir.span().start), project: dir.get_ref().clone() });
-        }
-    }
-    Ok(Project {
-        dir: raw.dir.map(|dir| ProjectPath::new(dir.get_ref()).to_string()),
-        only_as_prerequisite: raw.only_as_prerequisite,
-        retry,
-        ready,
-        targets: raw.targets,
-        target_dependents: raw.target_dependents,
-        refresh: raw.refresh,
-        prerequisites,
-        description: raw.description.unwrap_or_else(|| path.short_name().to_string()),
-        phase: raw.phase,
-        secrets: raw
-            .secrets
-            .into_iter()
-            .map(|secret| SecretSpec {
-                prompt: secret.prompt.unwrap_or_else(|| secret.key.clone()),
-                key: secret.key,
-                default_env: secret.default_env,
-            })
-            .collect(),
-        path,
-        depends_on,
-        dependency_origins,
-        on_success,
-        origin: origin.clone(),
-    })
 }
 
 fn toml_scalar(value: &toml::Value) -> String {

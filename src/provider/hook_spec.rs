@@ -11,7 +11,7 @@ pub enum HookSpec {
     /// Run `argv` (no shell) with the project's outputs in a JSON file and the environment.
     Command {
         argv: Vec<String>,
-        #[serde(with = "humantime_serde_compat")]
+        #[serde(with = "humantime_serde")]
         timeout: Duration,
     },
 }
@@ -22,13 +22,5 @@ impl HookSpec {
             HookSpec::Kubeconfig { output } => format!("install kubeconfig from output `{output}`"),
             HookSpec::Command { argv, .. } => format!("run `{}`", argv.join(" ")),
         }
-    }
-}
-
-mod humantime_serde_compat {
-    use std::time::Duration;
-
-    pub fn serialize<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&humantime::format_duration(*duration).to_string())
     }
 }

@@ -4,6 +4,7 @@ mod config_key;
 mod hook_spec;
 mod phase;
 mod project;
+mod project_conversion;
 mod project_path;
 mod provider_definition;
 mod provider_file;

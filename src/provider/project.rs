@@ -16,12 +16,8 @@ pub struct SecretSpec {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Prerequisite {
     pub project: ProjectPath,
-    #[serde(serialize_with = "as_text")]
+    #[serde(with = "humantime_serde")]
     pub succeeded_within: std::time::Duration,
-}
-
-fn as_text<S: serde::Serializer>(duration: &std::time::Duration, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(&humantime::format_duration(*duration).to_string())
 }
 
 /// One Pulumi project as the provider declares it.

@@ -1,4 +1,5 @@
-//! The provider TOML as written on disk, before `extends` is resolved.
+//! The provider TOML as written on disk, before `extends` is resolved. Values a check can refuse
+//! keep their `Spanned` position, so the error names the line of the key, not of `[[project]]`.
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -47,10 +48,10 @@ pub(super) struct ProjectFile {
     #[serde(default)]
     pub secrets: Vec<SecretFile>,
     #[serde(default)]
-    pub on_success: Vec<HookFile>,
-    pub retry: Option<RetryFile>,
+    pub on_success: Vec<Spanned<HookFile>>,
+    pub retry: Option<Spanned<RetryFile>>,
     #[serde(default)]
-    pub ready: Vec<GateFile>,
+    pub ready: Vec<Spanned<GateFile>>,
     #[serde(default)]
     pub targets: Vec<String>,
     #[serde(default)]
@@ -67,28 +68,30 @@ pub(super) struct ProjectFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct GateFile {
-    pub command: Option<Vec<String>>,
-    pub http: Option<String>,
+    pub command: Option<Spanned<Vec<String>>>,
+    pub http: Option<Spanned<String>>,
     pub expect_body: Option<String>,
-    pub tcp: Option<String>,
-    pub timeout: Option<String>,
-    pub interval: Option<String>,
+    /// A PEM file of extra certificate authorities an `https` gate trusts.
+    pub ca_file: Option<Spanned<String>>,
+    pub tcp: Option<Spanned<String>>,
+    pub timeout: Option<Spanned<String>>,
+    pub interval: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct PrerequisiteFile {
     pub project: Spanned<String>,
-    pub succeeded_within: String,
+    pub succeeded_within: Spanned<String>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RetryFile {
-    pub attempts: u32,
-    pub backoff: Option<String>,
+    pub attempts: Spanned<u32>,
+    pub backoff: Option<Spanned<String>>,
     #[serde(default)]
-    pub on: Vec<String>,
+    pub on: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -123,11 +126,6 @@ pub(super) struct KubeconfigHookFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct CommandHookFile {
-    pub argv: Vec<String>,
-    pub timeout: Option<String>,
-}
-
-/// 1-based line of a byte offset, for error messages.
-pub(super) fn line_at(text: &str, offset: usize) -> usize {
-    1 + text.as_bytes()[..offset.min(text.len())].iter().filter(|b| **b == b'\n').count()
+    pub argv: Spanned<Vec<String>>,
+    pub timeout: Option<Spanned<String>>,
 }

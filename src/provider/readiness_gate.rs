@@ -1,3 +1,4 @@
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -6,9 +7,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ReadinessGate {
     pub check: GateCheck,
-    #[serde(serialize_with = "as_text")]
+    #[serde(with = "humantime_serde")]
     pub timeout: Duration,
-    #[serde(serialize_with = "as_text")]
+    #[serde(with = "humantime_serde")]
     pub interval: Duration,
 }
 
@@ -17,8 +18,15 @@ pub struct ReadinessGate {
 pub enum GateCheck {
     /// Passes when the command exits 0 (no shell).
     Command(Vec<String>),
-    /// Passes on a 2xx answer to a GET, whose body contains `expect_body` when given.
-    Http { url: String, expect_body: Option<String> },
+    /// Passes on a 2xx answer to a GET (`http://` or `https://`), whose body contains
+    /// `expect_body` when given. `https` trusts the system's authorities (or `SSL_CERT_FILE`'s)
+    /// and those in `ca_file`, a PEM file resolved from the repository root.
+    Http {
+        url: String,
+        expect_body: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ca_file: Option<PathBuf>,
+    },
     /// Passes when a TCP connection opens.
     Tcp(String),
 }
@@ -34,8 +42,4 @@ impl ReadinessGate {
             GateCheck::Tcp(address) => format!("tcp {address}"),
         }
     }
-}
-
-fn as_text<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(&humantime::format_duration(*duration).to_string())
 }

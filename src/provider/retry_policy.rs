@@ -8,7 +8,7 @@ pub struct RetryPolicy {
     /// Total tries, the first included.
     pub attempts: u32,
     /// Wait before the second try; doubled for each later one.
-    #[serde(serialize_with = "as_text")]
+    #[serde(with = "humantime_serde")]
     pub backoff: Duration,
     /// Extra patterns (regular expressions, checked at load time) that make a failure retryable.
     pub on: Vec<String>,
@@ -62,10 +62,6 @@ impl RetryPolicy {
     pub fn delay_before(&self, attempt: u32) -> Duration {
         self.backoff.saturating_mul(2u32.saturating_pow(attempt.saturating_sub(2)))
     }
-}
-
-fn as_text<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(&humantime::format_duration(*duration).to_string())
 }
 
 #[cfg(test)]

@@ -1,19 +1,10 @@
-use serde::Serialize;
+//! How Pulumi's engine events and operation names fill the runner's progress types.
 
 use super::EngineEvent;
-
-/// Resource changes by kind, as Pulumi's summary counts them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct ResourceChanges {
-    pub created: u64,
-    pub updated: u64,
-    pub deleted: u64,
-    pub replaced: u64,
-    pub unchanged: u64,
-    pub other: u64,
-}
+use crate::execute::{OperationProgress, ResourceChanges};
 
 impl ResourceChanges {
+    /// Counts `count` steps of Pulumi's operation `op` (`create`, `delete-replaced`, ...).
     pub fn add(&mut self, op: &str, count: u64) {
         match op {
             "create" | "create-replacement" | "import" => self.created += count,
@@ -24,26 +15,6 @@ impl ResourceChanges {
             _ => self.other += count,
         }
     }
-
-    pub fn total_changed(&self) -> u64 {
-        self.created + self.updated + self.deleted + self.replaced
-    }
-}
-
-/// What the event log said so far about one operation: drives progress lines and the summary.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct OperationProgress {
-    pub steps_seen: u64,
-    pub steps_done: u64,
-    pub steps_failed: u64,
-    pub errors: Vec<String>,
-    pub warnings: Vec<String>,
-    pub summary: Option<ResourceChanges>,
-    pub result: Option<String>,
-    pub is_preview: Option<bool>,
-    pub finished: bool,
-    /// Stack outputs Pulumi marks secret; `None` until the stack's outputs were seen.
-    pub secret_outputs: Option<Vec<String>>,
 }
 
 impl OperationProgress {

@@ -3,6 +3,8 @@
 mod dot_render;
 mod json_render;
 mod mermaid_render;
+#[cfg(test)]
+mod snapshot_tests;
 mod tree_render;
 
 pub use dot_render::dot;

@@ -21,6 +21,10 @@ struct JsonReport<'a> {
 
 /// `--report json=FILE`: the run as one JSON document, written atomically.
 pub fn write_json_report(summary: &RunSummary, path: &Path) -> Result<()> {
+    write_atomically(path, json_text(summary)?.as_bytes())
+}
+
+pub fn json_text(summary: &RunSummary) -> Result<String> {
     let info = summary.info.as_ref().ok_or_else(|| UserError::Internal("the run never started".into()))?;
     let report = JsonReport {
         run_id: &info.run_id,
@@ -34,5 +38,5 @@ pub fn write_json_report(summary: &RunSummary, path: &Path) -> Result<()> {
     };
     let mut text = serde_json::to_string_pretty(&report).map_err(|err| UserError::Internal(err.to_string()))?;
     text.push('\n');
-    write_atomically(path, text.as_bytes())
+    Ok(text)
 }

@@ -1,78 +1,78 @@
-use std::fmt::Write;
 use std::path::Path;
+
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestRerun, TestSuite};
 
 use super::RunSummary;
 use crate::config::write_atomically;
 use crate::error::{Result, UserError};
-use crate::execute::ProjectResult;
+use crate::execute::{ProjectReport, ProjectResult};
 
 /// `--report junit=FILE`: one test case per project, so CI systems show the run like a test suite.
 pub fn write_junit_report(summary: &RunSummary, path: &Path) -> Result<()> {
-    let info = summary.info.as_ref().ok_or_else(|| UserError::Internal("the run never started".into()))?;
-    let reports = summary.ordered();
-    let failures = summary.count(ProjectResult::Failed);
-    let skipped = summary.count(ProjectResult::Skipped) + summary.count(ProjectResult::Cancelled);
-    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let name = format!("runner {} {} {}", info.operation, info.provider, info.stack);
-    let _ = writeln!(
-        xml,
-        "<testsuites name=\"{}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\" time=\"{:.3}\">",
-        escape(&name),
-        reports.len(),
-        summary.wall_time().as_secs_f64()
-    );
-    let _ = writeln!(
-        xml,
-        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\" time=\"{:.3}\">",
-        escape(&name),
-        reports.len(),
-        summary.wall_time().as_secs_f64()
-    );
-    for report in reports {
-        let _ = write!(
-            xml,
-            "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
-            escape(&format!("{}.{}", info.provider, info.stack)),
-            escape(report.project.as_str()),
-            report.duration.as_secs_f64()
-        );
-        match report.result {
-            ProjectResult::Succeeded => xml.push_str("/>\n"),
-            ProjectResult::Failed => {
-                let failure = report.failure.clone().unwrap_or_default();
-                let mut body = failure.diagnostics.join("\n");
-                if body.is_empty() {
-                    body = failure.log_tail.join("\n");
-                }
-                let _ = write!(
-                    xml,
-                    ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
-                    escape(&failure.summary),
-                    escape(&body)
-                );
-            }
-            ProjectResult::Skipped | ProjectResult::Cancelled => {
-                let reason = format!("{}: {}", report.result.as_str(), report.reason.clone().unwrap_or_default());
-                let _ = write!(xml, ">\n      <skipped message=\"{}\"/>\n    </testcase>\n", escape(&reason));
-            }
-        }
-    }
-    xml.push_str("  </testsuite>\n</testsuites>\n");
-    write_atomically(path, xml.as_bytes())
+    write_atomically(path, junit_xml(summary)?.as_bytes())
 }
 
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c if (c as u32) < 0x20 && c != '\n' && c != '\t' && c != '\r' => {}
-            c => out.push(c),
+/// The report as JUnit XML, in the dialect nextest writes: a failed project is a `failure`, a
+/// skipped or cancelled one `skipped`, and attempts that were retried are `flakyFailure` (the
+/// project succeeded in the end) or `rerunFailure` (it did not) with the reason of each.
+pub fn junit_xml(summary: &RunSummary) -> Result<String> {
+    let info = summary.info.as_ref().ok_or_else(|| UserError::Internal("the run never started".into()))?;
+    let name = format!("runner {} {} {}", info.operation, info.provider, info.stack);
+    let mut suite = TestSuite::new(name.as_str());
+    suite.set_time(summary.wall_time());
+    for report in summary.ordered() {
+        let mut case = TestCase::new(report.project.as_str(), status_of(report));
+        case.set_classname(format!("{}.{}", info.provider, info.stack));
+        case.set_time(report.duration);
+        if report.attempts > 1 {
+            case.add_property(Property::new("attempts", report.attempts.to_string()));
+        }
+        suite.add_test_case(case);
+    }
+    let mut junit = Report::new(name.as_str());
+    junit.set_time(summary.wall_time());
+    junit.add_test_suite(suite);
+    junit.to_string().map_err(|err| UserError::Internal(format!("cannot write the JUnit report: {err}")))
+}
+
+fn status_of(report: &ProjectReport) -> TestCaseStatus {
+    match report.result {
+        ProjectResult::Succeeded => TestCaseStatus::Success { flaky_runs: reruns(report) },
+        ProjectResult::Failed => {
+            let failure = report.failure.clone().unwrap_or_default();
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            // The one field a reader sees first; what goes into it is decided where the failure
+            // is summarised, not here.
+            status.set_message(failure.summary.as_str());
+            let mut body = failure.diagnostics.join("\n");
+            if body.is_empty() {
+                body = failure.log_tail.join("\n");
+            }
+            if !body.is_empty() {
+                // The XML string type drops tabs with the other control characters; Pulumi indents
+                // its error lists with them.
+                status.set_description(body.replace('\t', "    "));
+            }
+            status.add_reruns(reruns(report));
+            status
+        }
+        ProjectResult::Skipped | ProjectResult::Cancelled => {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(format!("{}: {}", report.result.as_str(), report.reason.as_deref().unwrap_or_default()));
+            status
         }
     }
-    out
+}
+
+/// Why each attempt before the last one failed, as the reruns CI systems show on flaky tests.
+fn reruns(report: &ProjectReport) -> Vec<TestRerun> {
+    report
+        .retried
+        .iter()
+        .map(|reason| {
+            let mut rerun = TestRerun::new(NonSuccessKind::Failure);
+            rerun.set_message(reason.as_str());
+            rerun
+        })
+        .collect()
 }

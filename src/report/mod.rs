@@ -3,6 +3,8 @@ mod json_report;
 mod junit_report;
 mod log_files;
 mod plain_reporter;
+#[cfg(test)]
+mod report_snapshots;
 mod reporter;
 mod run_summary;
 mod terminal_reporter;

@@ -22,6 +22,16 @@ fn timestamp() -> String {
 
 impl Reporter for PlainReporter {
     fn on_event(&mut self, event: &ExecutionEvent) {
+        if let Some(line) = self.line(event, &timestamp()) {
+            let _ = writeln!(std::io::stderr().lock(), "{line}");
+        }
+    }
+}
+
+impl PlainReporter {
+    /// The line an event prints, if any: state changes carry `timestamp`, project output
+    /// (`--verbose`) is prefixed with its project instead.
+    pub fn line(&self, event: &ExecutionEvent, timestamp: &str) -> Option<String> {
         let line = match event {
             ExecutionEvent::RunStarted(info) => format!(
                 "{} {} projects of `{}` on stack `{}` (parallelism {}), logs in {}",
@@ -38,8 +48,7 @@ impl Reporter for PlainReporter {
             ExecutionEvent::ProjectStarted { project, .. } => format!("{project} started"),
             ExecutionEvent::ProjectNote { project, message } => format!("{project} {message}"),
             ExecutionEvent::ProjectOutput { project, line, .. } if self.verbose => {
-                let _ = writeln!(std::io::stderr().lock(), "[{project}] {line}");
-                return;
+                return Some(format!("[{project}] {line}"));
             }
             ExecutionEvent::ProjectFinished(report) => {
                 let mut line = format!("{} {}", report.project, report.result.as_str());
@@ -58,8 +67,8 @@ impl Reporter for PlainReporter {
                 "interrupted: cancelling running projects (Ctrl-C again to kill them)".into()
             }
             ExecutionEvent::Interrupting { kill: true } => "interrupted again: killing running projects".into(),
-            _ => return,
+            _ => return None,
         };
-        let _ = writeln!(std::io::stderr().lock(), "{} {line}", timestamp());
+        Some(format!("{timestamp} {line}"))
     }
 }

@@ -1,11 +1,12 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use console::Style;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::run_summary::format_duration;
 use super::Reporter;
-use crate::execute::{ExecutionEvent, ProjectResult};
+use crate::execute::{ExecutionEvent, ProjectReport, ProjectResult};
 use crate::provider::ProjectPath;
 
 /// For a person at a terminal: a live line per running project with its resource progress,
@@ -24,12 +25,47 @@ impl TerminalReporter {
         Self { multi, bars: HashMap::new(), width: 20, verbose, color }
     }
 
-    fn paint(&self, text: &str, code: &str) -> String {
-        if self.color {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_string()
+    /// `color` was decided once from the terminal and `NO_COLOR` (see `OutputStyle`); forcing it
+    /// either way keeps console's own detection from disagreeing with the rest of the output.
+    fn style(&self) -> Style {
+        Style::new().for_stderr().force_styling(self.color)
+    }
+
+    /// The line left on screen when a project ends: mark, project, result, duration and why.
+    pub fn finished_line(&self, report: &ProjectReport) -> String {
+        let style = self.style();
+        let mark = match report.result {
+            ProjectResult::Succeeded => style.green().apply_to("✓"),
+            ProjectResult::Failed => style.red().apply_to("✗"),
+            ProjectResult::Skipped => style.yellow().apply_to("-"),
+            ProjectResult::Cancelled => style.yellow().apply_to("!"),
+        };
+        let mut line = format!(
+            "{mark} {:width$}  {:9} {:>7}",
+            report.project.as_str(),
+            report.result.as_str(),
+            if report.started.is_some() { format_duration(report.duration) } else { String::new() },
+            width = self.width
+        );
+        if report.changes.total_changed() > 0 {
+            line.push_str(&format!("  {} changed", report.changes.total_changed()));
         }
+        if let Some(reason) = &report.reason {
+            line.push_str(&format!("  {reason}"));
+        }
+        if let Some(failure) = &report.failure {
+            line.push_str(&format!("  {}", failure.summary));
+        }
+        line
+    }
+
+    pub fn interrupting_line(&self, kill: bool) -> String {
+        let text = if kill {
+            "interrupted again: killing running projects"
+        } else {
+            "interrupted: cancelling running projects (Ctrl-C again to kill them)"
+        };
+        self.style().yellow().apply_to(text).to_string()
     }
 
     fn bar_style(&self) -> ProgressStyle {
@@ -81,38 +117,11 @@ impl Reporter for TerminalReporter {
                     bar.finish_and_clear();
                     self.multi.remove(&bar);
                 }
-                let (mark, code) = match report.result {
-                    ProjectResult::Succeeded => ("✓", "32"),
-                    ProjectResult::Failed => ("✗", "31"),
-                    ProjectResult::Skipped => ("-", "33"),
-                    ProjectResult::Cancelled => ("!", "33"),
-                };
-                let mut line = format!(
-                    "{} {:width$}  {:9} {:>7}",
-                    self.paint(mark, code),
-                    report.project.as_str(),
-                    report.result.as_str(),
-                    if report.started.is_some() { format_duration(report.duration) } else { String::new() },
-                    width = self.width
-                );
-                if report.changes.total_changed() > 0 {
-                    line.push_str(&format!("  {} changed", report.changes.total_changed()));
-                }
-                if let Some(reason) = &report.reason {
-                    line.push_str(&format!("  {reason}"));
-                }
-                if let Some(failure) = &report.failure {
-                    line.push_str(&format!("  {}", failure.summary));
-                }
+                let line = self.finished_line(report);
                 let _ = self.multi.println(line);
             }
             ExecutionEvent::Interrupting { kill } => {
-                let text = if *kill {
-                    "interrupted again: killing running projects"
-                } else {
-                    "interrupted: cancelling running projects (Ctrl-C again to kill them)"
-                };
-                let _ = self.multi.println(self.paint(text, "33"));
+                let _ = self.multi.println(self.interrupting_line(*kill));
             }
             ExecutionEvent::RunFinished { .. } => {
                 for (_, bar) in self.bars.drain() {

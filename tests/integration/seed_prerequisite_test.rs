@@ -64,9 +64,10 @@ fn refresh_after_credential_rotation_succeeds_because_the_prerequisite_ran_first
     let mut workspace = Workspace::new();
     workspace.file("projects/use-vault/Pulumi.yaml", PROGRAM);
     workspace.provider("plain", "[[project]]\npath = \"use-vault\"\nphase = \"infrastructure\"\n");
-    workspace.provider(
-        "vault",
-        &format!(
+    // The window is long enough for a loaded machine to get from one run to the next inside it;
+    // the provider is rewritten with a short one further down to see it pass.
+    let vault = |window: &str| {
+        format!(
             r#"
 [[project]]
 path = "update-vault-creds"
@@ -78,10 +79,11 @@ only_as_prerequisite = true
 [[project]]
 path = "use-vault"
 phase = "infrastructure"
-prerequisites = [{{ project = "update-vault-creds", succeeded_within = "4s" }}]
+prerequisites = [{{ project = "update-vault-creds", succeeded_within = "{window}" }}]
 "#
-        ),
-    );
+        )
+    };
+    workspace.provider("vault", &vault("2m"));
     let home = workspace.path("home");
     workspace
         .set_env(
@@ -110,7 +112,7 @@ prerequisites = [{{ project = "update-vault-creds", succeeded_within = "4s" }}]
     workspace
         .run(&["refresh", "--provider", "vault", "--non-interactive"])
         .expect_code(0)
-        .expect_stderr_contains("prerequisite `update-vault-creds` has not succeeded within 4s: running it first");
+        .expect_stderr_contains("prerequisite `update-vault-creds` has not succeeded within 2m: running it first");
     // Inside its window it is not run again.
     workspace
         .run(&["refresh", "--provider", "vault", "--non-interactive"])
@@ -124,9 +126,10 @@ prerequisites = [{{ project = "update-vault-creds", succeeded_within = "4s" }}]
         ]
     );
 
-    // Rotate again and let the window pass: destroy, too, refreshes the credentials first.
+    // Rotate again and let a shorter window pass: destroy, too, refreshes the credentials first.
     environment(&workspace, "token-3");
-    std::thread::sleep(std::time::Duration::from_millis(4500));
+    workspace.provider("vault", &vault("1s"));
+    std::thread::sleep(std::time::Duration::from_millis(1500));
     workspace
         .run(&["destroy", "--provider", "vault", "--non-interactive", "--yes"])
         .expect_code(0)

@@ -2,10 +2,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use super::{Backend, ChildEnvironment, PulumiManifest};
 use crate::config::{RepositoryRoot, StackConfig};
 use crate::error::{Result, UserError};
 use crate::provider::{Project, Provider};
-use crate::pulumi::{Backend, ChildEnvironment, PulumiManifest};
 
 /// Where secrets are kept: the secrets project's own stack (MARA's layout), or else the shared
 /// stack file through the first project's stack. Values only ever go in through

@@ -1,0 +1,3 @@
+mod cancellation;
+
+pub use cancellation::{CancelLevel, Cancellation};

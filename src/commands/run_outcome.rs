@@ -1,0 +1,53 @@
+use super::LoadedProvider;
+use crate::cli::{ReportTarget, RunSettings};
+use crate::error::Result;
+use crate::execute::ProjectResult;
+use crate::exit_status::ExitStatus;
+use crate::pulumi::{Backend, PulumiManifest};
+use crate::report::{self, RunSummary};
+
+/// After an interrupted or failed run, a stack may still hold Pulumi's lock. On a file backend
+/// the lock files say so; elsewhere, name the command for every project that was stopped.
+pub fn report_stack_locks(loaded: &LoadedProvider, backend: &Backend, stack: &str, summary: &RunSummary) {
+    for report in &summary.reports {
+        if !matches!(report.result, ProjectResult::Cancelled | ProjectResult::Failed) || report.started.is_none() {
+            continue;
+        }
+        let dir = loaded.provider.project_dir(&report.project);
+        let Ok(manifest) = PulumiManifest::load(&dir) else { continue };
+        let locked = if backend.is_local() {
+            !backend.lock_files(&manifest.name, stack).is_empty()
+        } else {
+            report.result == ProjectResult::Cancelled
+        };
+        if locked {
+            eprintln!(
+                "warning: stack `{0}` may still be locked; in `{1}` run: pulumi cancel --stack {0} --yes",
+                backend.qualified_stack(&manifest.name, stack),
+                dir.display()
+            );
+        }
+    }
+}
+
+/// Prints the failures and the table, writes the requested reports, and maps the run to its exit status.
+pub fn finish_run(run: &RunSettings, summary: &RunSummary) -> Result<ExitStatus> {
+    let failures = summary.failures();
+    if !failures.is_empty() {
+        eprint!("{failures}");
+    }
+    print!("{}", summary.table());
+    for target in &run.reports {
+        match target {
+            ReportTarget::Json(path) => report::write_json_report(summary, path)?,
+            ReportTarget::Junit(path) => report::write_junit_report(summary, path)?,
+        }
+    }
+    Ok(if summary.interrupted {
+        ExitStatus::Interrupted
+    } else if summary.all_succeeded() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}

@@ -1,0 +1,73 @@
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use super::{Cancellation, EventSender, FailureDetail, OperationProgress};
+use crate::plan::Operation;
+use crate::provider::{Project, ProjectPath};
+
+/// The stack outputs of a project, by name.
+pub type StackOutputs = serde_json::Map<String, serde_json::Value>;
+
+/// Where a project's stack lives, as the CLI adapter found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StackTarget {
+    /// The stack's full name, as messages show it.
+    pub name: String,
+    /// The project's folder: hooks and readiness gates run there.
+    pub dir: PathBuf,
+    /// `None` when only running the CLI can tell.
+    pub exists: Option<bool>,
+}
+
+/// How one operation of the CLI ended.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OperationOutcome {
+    pub succeeded: bool,
+    /// The runner asked it to stop.
+    pub cancelled: bool,
+    /// The CLI said the stack does not exist (it was never created).
+    pub stack_missing: bool,
+    pub progress: OperationProgress,
+    /// Why it failed, in the CLI's own words; set whenever `succeeded` is false.
+    pub failure: Option<FailureDetail>,
+}
+
+impl OperationOutcome {
+    /// Everything the failure said, for retry patterns to match.
+    pub fn failure_text(&self) -> String {
+        self.failure.as_ref().map_or_else(String::new, |failure| {
+            format!("{}\n{}\n{}", failure.summary, failure.diagnostics.join("\n"), failure.log_tail.join("\n"))
+        })
+    }
+}
+
+/// The narrow waist between a project's lifecycle and the infrastructure CLI (`pulumi/` adapts it).
+/// Tests script it, so retries, prerequisites and hooks are tested without a process.
+pub trait ProjectCli: Send + Sync + 'static {
+    /// Finds the project's stack; an error means the project cannot run at all.
+    fn locate_stack(&self, project: &Project) -> impl Future<Output = Result<StackTarget, String>> + Send;
+
+    fn create_stack(
+        &self,
+        project: &Project,
+        stack: &StackTarget,
+        events: &EventSender,
+        cancellation: &Cancellation,
+    ) -> impl Future<Output = Result<(), FailureDetail>> + Send;
+
+    fn run_operation(
+        &self,
+        project: &Project,
+        stack: &StackTarget,
+        operation: Operation,
+        events: &EventSender,
+        cancellation: &Cancellation,
+    ) -> impl Future<Output = OperationOutcome> + Send;
+
+    /// Every output, secrets included (in clear: the caller masks them).
+    fn read_outputs(&self, stack: &StackTarget) -> impl Future<Output = Result<StackOutputs, String>> + Send;
+
+    /// When `project` last succeeded with `operation` on this stack before this run.
+    fn last_success(&self, project: &ProjectPath, operation: Operation) -> Option<SystemTime>;
+}

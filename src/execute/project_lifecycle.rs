@@ -1,0 +1,215 @@
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use super::{
+    CancelLevel, Cancellation, EventSender, ExecutionEvent, FailureDetail, OperationProgress, ProjectCli, ProjectJob,
+    ProjectReport, ProjectResult,
+};
+use crate::graph::{NodeIndex, ProjectGraph};
+use crate::plan::Operation;
+use crate::provider::ProjectPath;
+use crate::secrets::SecretMask;
+
+/// What every project of a run shares, besides the CLI.
+pub struct LifecycleContext {
+    pub graph: Arc<ProjectGraph>,
+    pub operation: Operation,
+    /// The environment hooks and readiness gates run with (the CLI's own).
+    pub environment: BTreeMap<String, String>,
+    /// Stack outputs read for hooks are added to it.
+    pub mask: SecretMask,
+}
+
+/// One project's way through a run, as steps: prerequisites, stack creation, the operation and
+/// its retries, then (after an `up`) hooks and readiness gates. The CLI does the work.
+pub struct ProjectLifecycle<C: ProjectCli> {
+    pub(super) cli: Arc<C>,
+    pub(super) context: Arc<LifecycleContext>,
+    /// One lock per prerequisite, so projects sharing it run it once.
+    pub(super) prerequisite_gates: Arc<std::sync::Mutex<HashMap<ProjectPath, Arc<tokio::sync::Mutex<()>>>>>,
+    /// When each project last succeeded with an `up` in this run.
+    pub(super) succeeded_in_this_run: Arc<std::sync::Mutex<HashMap<ProjectPath, SystemTime>>>,
+}
+
+impl<C: ProjectCli> Clone for ProjectLifecycle<C> {
+    fn clone(&self) -> Self {
+        Self {
+            cli: Arc::clone(&self.cli),
+            context: Arc::clone(&self.context),
+            prerequisite_gates: Arc::clone(&self.prerequisite_gates),
+            succeeded_in_this_run: Arc::clone(&self.succeeded_in_this_run),
+        }
+    }
+}
+
+impl<C: ProjectCli> ProjectLifecycle<C> {
+    pub fn new(cli: C, context: LifecycleContext) -> Self {
+        Self {
+            cli: Arc::new(cli),
+            context: Arc::new(context),
+            prerequisite_gates: Arc::default(),
+            succeeded_in_this_run: Arc::default(),
+        }
+    }
+}
+
+impl<C: ProjectCli> ProjectJob for ProjectLifecycle<C> {
+    fn run(
+        &self,
+        node: NodeIndex,
+        events: EventSender,
+        cancellation: Cancellation,
+    ) -> Pin<Box<dyn Future<Output = ProjectReport> + Send + 'static>> {
+        let lifecycle = self.clone();
+        Box::pin(async move {
+            let operation = lifecycle.context.operation;
+            let mut report = lifecycle.run_project(node, operation, events, cancellation.clone()).await;
+            // A step that fails after the runner asked everything to stop failed because of the stop.
+            if report.result == ProjectResult::Failed && cancellation.level() >= CancelLevel::Graceful {
+                report.result = ProjectResult::Cancelled;
+                report.reason = Some("cancelled while running".into());
+            }
+            report
+        })
+    }
+}
+
+/// Fills a project's report as its steps end.
+struct ReportBuilder {
+    project: ProjectPath,
+    started: SystemTime,
+    clock: Instant,
+    operation: Option<Operation>,
+    attempts: u32,
+    retried: Vec<String>,
+}
+
+impl ReportBuilder {
+    fn finish(
+        &self,
+        result: ProjectResult,
+        progress: &OperationProgress,
+        reason: Option<String>,
+        failure: Option<FailureDetail>,
+    ) -> ProjectReport {
+        ProjectReport {
+            project: self.project.clone(),
+            result,
+            started: Some(self.started),
+            duration: self.clock.elapsed(),
+            changes: progress.summary.unwrap_or_default(),
+            reason,
+            failure,
+            attempts: self.attempts,
+            retried: self.retried.clone(),
+            operation: self.operation,
+        }
+    }
+
+    fn failed(&self, progress: &OperationProgress, failure: FailureDetail) -> ProjectReport {
+        self.finish(ProjectResult::Failed, progress, None, Some(failure))
+    }
+}
+
+impl<C: ProjectCli> ProjectLifecycle<C> {
+    /// Boxed: a prerequisite runs through here too, from inside another project's run.
+    pub(super) fn run_project(
+        self,
+        node: NodeIndex,
+        operation: Operation,
+        events: EventSender,
+        cancellation: Cancellation,
+    ) -> Pin<Box<dyn Future<Output = ProjectReport> + Send + 'static>> {
+        Box::pin(async move { self.run_steps(node, operation, events, cancellation).await })
+    }
+
+    async fn run_steps(
+        self,
+        node: NodeIndex,
+        operation: Operation,
+        events: EventSender,
+        cancellation: Cancellation,
+    ) -> ProjectReport {
+        let project = self.context.graph.project(node).clone();
+        let started = SystemTime::now();
+        events.send(ExecutionEvent::ProjectStarted { project: project.path.clone(), attempt: 1, at: started }).await;
+        let as_prerequisite = operation != self.context.operation;
+        let mut report = ReportBuilder {
+            project: project.path.clone(),
+            started,
+            clock: Instant::now(),
+            operation: as_prerequisite.then_some(operation),
+            attempts: 1,
+            retried: Vec::new(),
+        };
+        let nothing = OperationProgress::default();
+        for prerequisite in &project.prerequisites {
+            if let Err(message) = self.ensure_prerequisite(&project, prerequisite, &events, &cancellation).await {
+                return report.failed(&nothing, simple_failure(message));
+            }
+        }
+        let stack = match self.cli.locate_stack(&project).await {
+            Ok(stack) => stack,
+            Err(message) => return report.failed(&nothing, simple_failure(message)),
+        };
+        if stack.exists == Some(false) {
+            if matches!(operation, Operation::Refresh | Operation::Destroy) {
+                let reason = format!("stack `{}` does not exist; nothing to {operation}", stack.name);
+                return report.finish(ProjectResult::Succeeded, &nothing, Some(reason), None);
+            }
+            if let Err(failure) = self.cli.create_stack(&project, &stack, &events, &cancellation).await {
+                return report.failed(&nothing, failure);
+            }
+        }
+        let mut outcome = self.cli.run_operation(&project, &stack, operation, &events, &cancellation).await;
+        // A backend that cannot tell whether a stack exists says so when the operation runs.
+        if stack.exists.is_none() && !outcome.succeeded && outcome.stack_missing && operation != Operation::Destroy {
+            if let Err(failure) = self.cli.create_stack(&project, &stack, &events, &cancellation).await {
+                return report.failed(&outcome.progress, failure);
+            }
+            outcome = self.cli.run_operation(&project, &stack, operation, &events, &cancellation).await;
+        }
+        let retries = self.retry_while_failing(&project, &stack, operation, outcome, &events, &cancellation).await;
+        let outcome = retries.outcome;
+        report.attempts = retries.attempts;
+        report.retried = retries.retried;
+
+        if !outcome.succeeded {
+            let failure = outcome.failure.clone().unwrap_or_default();
+            return if outcome.cancelled {
+                let reason = Some("cancelled while running".into());
+                report.finish(ProjectResult::Cancelled, &outcome.progress, reason, Some(failure))
+            } else {
+                report.failed(&outcome.progress, failure)
+            };
+        }
+        if operation == Operation::Up && !as_prerequisite {
+            if !project.on_success.is_empty() {
+                let secret_outputs = outcome.progress.secret_outputs.as_deref();
+                if let Err(message) = self.run_hooks(&project, &stack, secret_outputs, &events).await {
+                    return report.failed(&outcome.progress, simple_failure(message));
+                }
+            }
+            if let Err(message) = self.wait_until_ready(&project, &stack, &events, &cancellation).await {
+                return report.failed(&outcome.progress, simple_failure(message));
+            }
+        }
+        if operation == Operation::Up {
+            self.record_success(&project.path);
+        }
+        report.finish(ProjectResult::Succeeded, &outcome.progress, None, None)
+    }
+
+    pub(super) fn record_success(&self, project: &ProjectPath) {
+        if let Ok(mut done) = self.succeeded_in_this_run.lock() {
+            done.insert(project.clone(), SystemTime::now());
+        }
+    }
+}
+
+pub(super) fn simple_failure(message: String) -> FailureDetail {
+    FailureDetail { summary: message, ..Default::default() }
+}

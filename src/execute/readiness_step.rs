@@ -1,0 +1,36 @@
+use std::time::Duration;
+
+use super::{Cancellation, EventSender, ExecutionEvent, ProjectCli, ProjectLifecycle, StackTarget};
+use crate::hooks;
+use crate::provider::Project;
+
+impl<C: ProjectCli> ProjectLifecycle<C> {
+    /// Waits for each of the project's readiness gates in turn; the first that does not pass
+    /// within its timeout fails the project.
+    pub(super) async fn wait_until_ready(
+        &self,
+        project: &Project,
+        stack: &StackTarget,
+        events: &EventSender,
+        cancellation: &Cancellation,
+    ) -> Result<(), String> {
+        for gate in &project.ready {
+            let message = format!("waiting until ready: {}", gate.describe());
+            events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
+            let outcome = hooks::wait_until_ready(gate, &stack.dir, &self.context.environment, cancellation).await;
+            if !outcome.passed {
+                return Err(format!(
+                    "not ready: {} did not pass within {} ({} attempts in {}); last attempt: {}",
+                    gate.describe(),
+                    humantime::format_duration(gate.timeout),
+                    outcome.attempts,
+                    humantime::format_duration(Duration::from_millis(outcome.elapsed.as_millis() as u64)),
+                    outcome.last_attempt
+                ));
+            }
+            let message = format!("ready: {} passed after {} attempts", gate.describe(), outcome.attempts);
+            events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
+        }
+        Ok(())
+    }
+}

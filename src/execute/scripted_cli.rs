@@ -1,0 +1,83 @@
+//! A `ProjectCli` that runs no process: each project's operations end as scripted, and every
+//! call is written down, so lifecycle tests can say exactly what reached the CLI.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use super::{Cancellation, EventSender, FailureDetail, OperationOutcome, ProjectCli, StackOutputs, StackTarget};
+use crate::plan::Operation;
+use crate::provider::{Project, ProjectPath};
+
+#[derive(Default)]
+pub struct ScriptedCli {
+    /// Outcomes per project, used in order; once they run out, operations succeed.
+    pub outcomes: Mutex<HashMap<String, VecDeque<OperationOutcome>>>,
+    /// `up a`, `create a`, `outputs a`: what was asked, in order.
+    pub calls: Mutex<Vec<String>>,
+    /// What `locate_stack` says about existence.
+    pub exists: Option<bool>,
+    pub history: HashMap<String, SystemTime>,
+}
+
+impl ScriptedCli {
+    pub fn script(self, project: &str, outcomes: Vec<OperationOutcome>) -> Self {
+        self.outcomes.lock().unwrap().insert(project.to_string(), outcomes.into());
+        self
+    }
+
+    pub fn calls(&self) -> Vec<String> {
+        self.calls.lock().unwrap().clone()
+    }
+
+    fn call(&self, call: String) {
+        self.calls.lock().unwrap().push(call);
+    }
+}
+
+pub fn failure(message: &str) -> OperationOutcome {
+    OperationOutcome {
+        failure: Some(FailureDetail { summary: message.to_string(), ..Default::default() }),
+        ..Default::default()
+    }
+}
+
+impl ProjectCli for ScriptedCli {
+    async fn locate_stack(&self, project: &Project) -> Result<StackTarget, String> {
+        Ok(StackTarget { name: format!("dev-{}", project.path), dir: PathBuf::from("."), exists: self.exists })
+    }
+
+    async fn create_stack(
+        &self,
+        project: &Project,
+        _: &StackTarget,
+        _: &EventSender,
+        _: &Cancellation,
+    ) -> Result<(), FailureDetail> {
+        self.call(format!("create {}", project.path));
+        Ok(())
+    }
+
+    async fn run_operation(
+        &self,
+        project: &Project,
+        _: &StackTarget,
+        operation: Operation,
+        _: &EventSender,
+        _: &Cancellation,
+    ) -> OperationOutcome {
+        self.call(format!("{operation} {}", project.path));
+        let next = self.outcomes.lock().unwrap().get_mut(project.path.as_str()).and_then(VecDeque::pop_front);
+        next.unwrap_or(OperationOutcome { succeeded: true, ..Default::default() })
+    }
+
+    async fn read_outputs(&self, stack: &StackTarget) -> Result<StackOutputs, String> {
+        self.call(format!("outputs {}", stack.name));
+        Ok(StackOutputs::new())
+    }
+
+    fn last_success(&self, project: &ProjectPath, operation: Operation) -> Option<SystemTime> {
+        (operation == Operation::Up).then(|| self.history.get(project.as_str()).copied()).flatten()
+    }
+}

@@ -1,0 +1,226 @@
+use std::path::Path;
+use std::time::Duration;
+
+use toml::Spanned;
+
+use super::provider_file::{GateFile, HookFile, PrerequisiteFile, ProjectFile, RetryFile};
+use super::{GateCheck, HookSpec, Prerequisite, Project, ProjectPath, ReadinessGate, RetryPolicy, SecretSpec};
+use crate::config::RepositoryRoot;
+use crate::error::{Location, Result, UserError};
+
+const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Turns one `[[project]]` table into a `Project`. Each refusal names the line of the offending
+/// key and its TOML path (`ready[1].timeout`), so a user with several gates knows which one.
+pub(super) struct ProjectConversion<'a> {
+    pub root: &'a RepositoryRoot,
+    /// Where the `[[project]]` table starts.
+    pub origin: &'a Location,
+    /// `path:line` of a byte offset in the file.
+    pub at: &'a dyn Fn(usize) -> Location,
+}
+
+impl ProjectConversion<'_> {
+    pub fn convert(&self, raw: ProjectFile) -> Result<Project> {
+        let raw_path = raw.path.get_ref();
+        let path = ProjectPath::new(raw_path);
+        if path.as_str().is_empty() && !ProjectPath::escapes_root(raw_path) {
+            return Err(UserError::InvalidFile {
+                location: (self.at)(raw.path.span().start),
+                message: format!("`path = \"{raw_path}\"` names no folder under the projects root"),
+            });
+        }
+        if ProjectPath::escapes_root(raw_path) {
+            return Err(UserError::PathEscapesRoot {
+                location: (self.at)(raw.path.span().start),
+                project: raw_path.clone(),
+            });
+        }
+        let mut depends_on = Vec::new();
+        let mut dependency_origins = Vec::new();
+        for dependency in &raw.depends_on {
+            depends_on.push(ProjectPath::new(dependency.get_ref()));
+            dependency_origins.push((self.at)(dependency.span().start));
+        }
+        let on_success = raw
+            .on_success
+            .into_iter()
+            .enumerate()
+            .map(|(index, hook)| self.hook(&path, index, hook))
+            .collect::<Result<Vec<_>>>()?;
+        let retry = raw.retry.map(|retry| self.retry(&path, retry)).transpose()?;
+        let ready = raw
+            .ready
+            .into_iter()
+            .enumerate()
+            .map(|(index, gate)| self.gate(&path, index, gate))
+            .collect::<Result<Vec<_>>>()?;
+        let prerequisites = raw
+            .prerequisites
+            .into_iter()
+            .enumerate()
+            .map(|(index, prerequisite)| self.prerequisite(&path, index, prerequisite))
+            .collect::<Result<Vec<_>>>()?;
+        if let Some(dir) = &raw.dir {
+            if ProjectPath::escapes_root(dir.get_ref()) {
+                return Err(UserError::PathEscapesRoot {
+                    location: (self.at)(dir.span().start),
+                    project: dir.get_ref().clone(),
+                });
+            }
+        }
+        Ok(Project {
+            dir: raw.dir.map(|dir| ProjectPath::new(dir.get_ref()).to_string()),
+            only_as_prerequisite: raw.only_as_prerequisite,
+            retry,
+            ready,
+            targets: raw.targets,
+            target_dependents: raw.target_dependents,
+            refresh: raw.refresh,
+            prerequisites,
+            description: raw.description.unwrap_or_else(|| path.short_name().to_string()),
+            phase: raw.phase,
+            secrets: raw
+                .secrets
+                .into_iter()
+                .map(|secret| SecretSpec {
+                    prompt: secret.prompt.unwrap_or_else(|| secret.key.clone()),
+                    key: secret.key,
+                    default_env: secret.default_env,
+                })
+                .collect(),
+            path,
+            depends_on,
+            dependency_origins,
+            on_success,
+            origin: self.origin.clone(),
+        })
+    }
+
+    fn invalid(&self, offset: usize, message: String) -> UserError {
+        UserError::InvalidFile { location: (self.at)(offset), message }
+    }
+
+    /// `"30s"` as a duration, or an error at the value naming `key`.
+    fn duration(&self, path: &ProjectPath, key: &str, text: &Spanned<String>) -> Result<Duration> {
+        humantime::parse_duration(text.get_ref()).map_err(|err| {
+            self.invalid(
+                text.span().start,
+                format!(
+                    "`{key} = \"{}\"` of `{path}` is not a duration ({err}); write e.g. `\"30s\"` or `\"5m\"`",
+                    text.get_ref()
+                ),
+            )
+        })
+    }
+
+    fn hook(&self, path: &ProjectPath, index: usize, hook: Spanned<HookFile>) -> Result<HookSpec> {
+        Ok(match hook.into_inner() {
+            HookFile::Kubeconfig(hook) => HookSpec::Kubeconfig { output: hook.output },
+            HookFile::Command(hook) => {
+                let key = format!("on_success[{index}].command");
+                if hook.argv.get_ref().is_empty() {
+                    let message = format!("`{key}.argv` of `{path}` is empty: name a program");
+                    return Err(self.invalid(hook.argv.span().start, message));
+                }
+                let timeout = match &hook.timeout {
+                    Some(text) => self.duration(path, &format!("{key}.timeout"), text)?,
+                    None => DEFAULT_HOOK_TIMEOUT,
+                };
+                HookSpec::Command { argv: hook.argv.into_inner(), timeout }
+            }
+        })
+    }
+
+    fn retry(&self, path: &ProjectPath, retry: Spanned<RetryFile>) -> Result<RetryPolicy> {
+        let retry = retry.into_inner();
+        let attempts = *retry.attempts.get_ref();
+        if attempts == 0 || attempts > 100 {
+            return Err(self.invalid(
+                retry.attempts.span().start,
+                format!("`retry.attempts = {attempts}` of `{path}` must be between 1 and 100"),
+            ));
+        }
+        let backoff = match &retry.backoff {
+            Some(text) => self.duration(path, "retry.backoff", text)?,
+            None => RetryPolicy::default().backoff,
+        };
+        for (index, pattern) in retry.on.iter().enumerate() {
+            regex::Regex::new(pattern.get_ref()).map_err(|err| {
+                self.invalid(
+                    pattern.span().start,
+                    format!(
+                        "`retry.on[{index}] = \"{}\"` of `{path}` is not a valid regular expression: {err}",
+                        pattern.get_ref()
+                    ),
+                )
+            })?;
+        }
+        Ok(RetryPolicy { attempts, backoff, on: retry.on.into_iter().map(Spanned::into_inner).collect() })
+    }
+
+    fn gate(&self, path: &ProjectPath, index: usize, gate: Spanned<GateFile>) -> Result<ReadinessGate> {
+        let start = gate.span().start;
+        let gate = gate.into_inner();
+        let key = format!("ready[{index}]");
+        let ca_file_at = gate.ca_file.as_ref().map(|file| file.span().start);
+        let check = match (gate.command, gate.http, gate.tcp) {
+            (Some(argv), None, None) if !argv.get_ref().is_empty() => GateCheck::Command(argv.into_inner()),
+            (Some(argv), None, None) => {
+                return Err(self.invalid(argv.span().start, format!("`{key}.command` of `{path}` is empty: name a program")))
+            }
+            (None, Some(url), None) => {
+                let text = url.get_ref();
+                let scheme_ok = ["http://", "https://"].iter().any(|scheme| {
+                    text.get(..scheme.len()).is_some_and(|prefix| prefix.eq_ignore_ascii_case(scheme))
+                });
+                if !scheme_ok || reqwest::Url::parse(text).is_err() {
+                    return Err(self.invalid(
+                        url.span().start,
+                        format!("`{key}.http = \"{text}\"` of `{path}` is not an `http://` or `https://` URL"),
+                    ));
+                }
+                let ca_file = gate.ca_file.map(|file| self.root.resolve(Path::new(file.get_ref())));
+                GateCheck::Http { url: url.into_inner(), expect_body: gate.expect_body, ca_file }
+            }
+            (None, None, Some(address)) if address.get_ref().contains(':') => GateCheck::Tcp(address.into_inner()),
+            (None, None, Some(address)) => {
+                return Err(self.invalid(
+                    address.span().start,
+                    format!("`{key}.tcp = \"{}\"` of `{path}` is not `host:port`", address.get_ref()),
+                ))
+            }
+            _ => {
+                return Err(self.invalid(
+                    start,
+                    format!(
+                        "`{key}` of `{path}` needs exactly one of `command = [...]`, `http = \"http(s)://...\"` or `tcp = \"host:port\"`"
+                    ),
+                ))
+            }
+        };
+        if let (Some(offset), false) = (ca_file_at, matches!(check, GateCheck::Http { .. })) {
+            return Err(self.invalid(offset, format!("`{key}.ca_file` of `{path}` applies to `http` gates only")));
+        }
+        let timeout = match &gate.timeout {
+            Some(text) => self.duration(path, &format!("{key}.timeout"), text)?,
+            None => ReadinessGate::DEFAULT_TIMEOUT,
+        };
+        let interval = match &gate.interval {
+            Some(text) => self.duration(path, &format!("{key}.interval"), text)?,
+            None => ReadinessGate::DEFAULT_INTERVAL,
+        };
+        Ok(ReadinessGate { check, timeout, interval })
+    }
+
+    fn prerequisite(&self, path: &ProjectPath, index: usize, raw: PrerequisiteFile) -> Result<Prerequisite> {
+        Ok(Prerequisite {
+            project: ProjectPath::new(raw.project.get_ref()),
+            succeeded_within: self.duration(
+                path,
+                &format!("prerequisites[{index}].succeeded_within"),
+                &raw.succeeded_within,
+            )?,
+        })
+    }
+}

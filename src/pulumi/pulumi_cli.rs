@@ -1,0 +1,239 @@
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use tokio::sync::Mutex;
+
+use super::{
+    adopt_encryption_salt, failure_summary, mask_file, Backend, ChildEnvironment, ProcessOutcome, PulumiManifest,
+    PulumiProcess,
+};
+use crate::execute::{
+    Cancellation, EventSender, ExecutionEvent, FailureDetail, OperationOutcome, ProjectCli, StackOutputs, StackTarget,
+};
+use crate::history::StackSuccesses;
+use crate::plan::Operation;
+use crate::provider::{Project, ProjectPath, Provider};
+use crate::secrets::SecretMask;
+
+/// What every project of a run shares.
+pub struct PulumiCliContext {
+    pub pulumi: PathBuf,
+    pub provider: Provider,
+    pub stack: String,
+    pub environment: ChildEnvironment,
+    pub backend: Backend,
+    /// `config/pulumi/Pulumi.<stack>.yaml`, shared by every project.
+    pub stack_config_file: PathBuf,
+    /// Where event logs go: `.runner/logs/<run-id>/`.
+    pub log_dir: PathBuf,
+    pub mask: SecretMask,
+    /// When each project last succeeded before this run, for prerequisites.
+    pub history: StackSuccesses,
+    /// `--target` URNs from the command line (a single-project run).
+    pub targets: Vec<String>,
+}
+
+/// The failure Pulumi reports when the stack was never created.
+const NO_STACK: &str = "no stack named";
+
+/// Drives the real `pulumi` CLI for the executor, the way the Automation API would, minus its
+/// waste: no `stack select`, one process per operation, outputs read only when a hook needs them.
+pub struct PulumiCli {
+    context: PulumiCliContext,
+    /// `stack init` writes the shared config file (the encryption salt); one at a time.
+    stack_creation: Mutex<()>,
+    /// `--config-file` per project folder, decided when its stack is located.
+    config_files: std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+}
+
+impl PulumiCli {
+    pub fn new(context: PulumiCliContext) -> Self {
+        Self { context, stack_creation: Mutex::new(()), config_files: std::sync::Mutex::default() }
+    }
+
+    /// `--config-file` unless the project's `Pulumi.yaml` already points at the shared folder.
+    fn config_file_for(&self, manifest: &PulumiManifest) -> Option<PathBuf> {
+        let shared_dir = self.context.stack_config_file.parent().map(crate::config::normalize_path);
+        match (&manifest.config_dir, shared_dir) {
+            (Some(own), Some(shared)) if *own == shared => None,
+            _ => Some(self.context.stack_config_file.clone()),
+        }
+    }
+
+    fn config_file(&self, stack: &StackTarget) -> Option<PathBuf> {
+        self.config_files
+            .lock()
+            .ok()
+            .and_then(|files| files.get(&stack.dir).cloned())
+            .unwrap_or_else(|| Some(self.context.stack_config_file.clone()))
+    }
+
+    fn event_log_path(&self, project: &Project) -> PathBuf {
+        self.context.log_dir.join(format!("{}.events.jsonl", project.path.as_str()))
+    }
+
+    fn log_path(&self, project: &Project) -> PathBuf {
+        self.context.log_dir.join(format!("{}.log", project.path.as_str()))
+    }
+
+    fn operation_args(
+        &self,
+        project: &Project,
+        stack: &StackTarget,
+        operation: Operation,
+        event_log: &Path,
+    ) -> Vec<String> {
+        let mut args: Vec<String> = vec![
+            operation.as_str().into(),
+            "--stack".into(),
+            stack.name.clone(),
+            "--non-interactive".into(),
+            "--color".into(),
+            "never".into(),
+        ];
+        if operation.mutates() {
+            args.extend(["--yes".into(), "--skip-preview".into()]);
+        }
+        args.extend(["--event-log".into(), event_log.display().to_string()]);
+        if let Some(file) = self.config_file(stack) {
+            args.extend(["--config-file".into(), file.display().to_string()]);
+        }
+        for target in project.targets.iter().chain(&self.context.targets) {
+            args.extend(["--target".into(), target.clone()]);
+        }
+        if project.target_dependents && !project.targets.is_empty() {
+            args.push("--target-dependents".into());
+        }
+        if project.refresh && matches!(operation, Operation::Up | Operation::Preview) {
+            args.push("--refresh".into());
+        }
+        args
+    }
+
+    fn outcome(&self, project: &Project, operation: Operation, process: ProcessOutcome) -> OperationOutcome {
+        let succeeded = process.exit.success();
+        OperationOutcome {
+            succeeded,
+            cancelled: process.cancelled,
+            stack_missing: !succeeded && process.output_mentions(NO_STACK),
+            failure: (!succeeded).then(|| failure_summary(operation, &process, self.log_path(project))),
+            progress: process.progress,
+        }
+    }
+}
+
+impl ProjectCli for PulumiCli {
+    async fn locate_stack(&self, project: &Project) -> Result<StackTarget, String> {
+        let context = &self.context;
+        let dir = context.provider.dir_of(project);
+        let (backend, stack, folder) = (context.backend.clone(), context.stack.clone(), dir.clone());
+        // Reads `Pulumi.yaml` and looks for the stack's state file: file system work.
+        let (manifest, exists) = tokio::task::spawn_blocking(move || {
+            let manifest = PulumiManifest::load(&folder)?;
+            let exists = backend.stack_exists(&manifest.name, &stack);
+            Ok::<_, String>((manifest, exists))
+        })
+        .await
+        .map_err(|err| format!("internal error: {err}"))??;
+        if let Ok(mut files) = self.config_files.lock() {
+            // A project that keeps its own stack file (MARA's secrets project) gets no shared one.
+            let file = self.config_file_for(&manifest).filter(|_| !context.provider.keeps_own_stack_file(project));
+            files.insert(dir.clone(), file);
+        }
+        Ok(StackTarget { name: context.backend.qualified_stack(&manifest.name, &context.stack), exists, dir })
+    }
+
+    async fn create_stack(
+        &self,
+        project: &Project,
+        stack: &StackTarget,
+        events: &EventSender,
+        cancellation: &Cancellation,
+    ) -> Result<(), FailureDetail> {
+        let _guard = self.stack_creation.lock().await;
+        let name = &stack.name;
+        let message = format!("creating stack `{name}`");
+        events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
+        // `stack init` has no `--config-file`: the encryption salt goes to the project's own stack
+        // file unless `Pulumi.yaml` points its config at the shared folder (MARA's layout).
+        let args: Vec<String> =
+            vec!["stack".into(), "init".into(), name.clone(), "--non-interactive".into(), "--no-select".into()];
+        let outcome = PulumiProcess {
+            program: &self.context.pulumi,
+            args,
+            cwd: &stack.dir,
+            env: self.context.environment.vars(),
+            event_log: None,
+            project: &project.path,
+        }
+        .run(events, cancellation)
+        .await;
+        if outcome.exit.success() || outcome.output_mentions("already exists") {
+            if let Some(shared) = self.config_file(stack) {
+                let own = stack.dir.join(format!("Pulumi.{}.yaml", self.context.stack));
+                let _ = tokio::task::spawn_blocking(move || adopt_encryption_salt(&own, &shared)).await;
+            }
+            Ok(())
+        } else {
+            let mut detail = failure_summary(Operation::Up, &outcome, self.log_path(project));
+            detail.summary = format!("`pulumi stack init {name}` failed with {}", outcome.exit.describe());
+            Err(detail)
+        }
+    }
+
+    async fn run_operation(
+        &self,
+        project: &Project,
+        stack: &StackTarget,
+        operation: Operation,
+        events: &EventSender,
+        cancellation: &Cancellation,
+    ) -> OperationOutcome {
+        let event_log = self.event_log_path(project);
+        let stale = event_log.clone();
+        let _ = tokio::task::spawn_blocking(move || {
+            if let Some(parent) = stale.parent() {
+                let _ = std::fs::create_dir_all(parent);
+            }
+            let _ = std::fs::remove_file(&stale);
+        })
+        .await;
+        let process = PulumiProcess {
+            program: &self.context.pulumi,
+            args: self.operation_args(project, stack, operation, &event_log),
+            cwd: &stack.dir,
+            env: self.context.environment.vars(),
+            event_log: Some(event_log.clone()),
+            project: &project.path,
+        }
+        .run(events, cancellation)
+        .await;
+        // Pulumi writes the event log itself: mask it too before it stays under `.runner/`.
+        let mask = self.context.mask.clone();
+        let _ = tokio::task::spawn_blocking(move || mask_file(&event_log, &mask)).await;
+        self.outcome(project, operation, process)
+    }
+
+    async fn read_outputs(&self, stack: &StackTarget) -> Result<StackOutputs, String> {
+        let output = tokio::process::Command::new(&self.context.pulumi)
+            .args(["stack", "output", "--json", "--show-secrets", "--non-interactive", "--stack", &stack.name])
+            .current_dir(&stack.dir)
+            .env_clear()
+            .envs(self.context.environment.vars())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .await
+            .map_err(|err| format!("cannot run `pulumi stack output`: {err}"))?;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            return Err(format!("`pulumi stack output` failed: {}", self.context.mask.apply(stderr.trim())));
+        }
+        serde_json::from_slice(&output.stdout)
+            .map_err(|err| format!("`pulumi stack output --json` printed no JSON object: {err}"))
+    }
+
+    fn last_success(&self, project: &ProjectPath, operation: Operation) -> Option<SystemTime> {
+        self.context.history.last_success(project, operation)
+    }
+}

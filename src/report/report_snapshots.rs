@@ -1,0 +1,238 @@
+//! What each reporter makes of a run, pinned as snapshots: the plain lines, the final table, the
+//! JSON and the JUnit reports, for a run that succeeds, one that fails and one that is cancelled.
+//! Built from events directly, as the executor would send them: reporters never see processes.
+
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use super::{json_report::json_text, junit_report::junit_xml, PlainReporter, Reporter, RunSummary};
+use crate::execute::{ExecutionEvent, FailureDetail, OutputStream, ProjectReport, ProjectResult, RunInfo};
+use crate::plan::Operation;
+use crate::provider::ProjectPath;
+
+/// 2026-01-01T00:00:00Z: fixed, so reports compare; the filters below guard what still varies.
+const START: u64 = 1_767_225_600;
+
+fn at(milliseconds: u64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_secs(START) + Duration::from_millis(milliseconds)
+}
+
+fn path(text: &str) -> ProjectPath {
+    ProjectPath::new(text)
+}
+
+fn run_started(projects: &[&str]) -> ExecutionEvent {
+    ExecutionEvent::RunStarted(RunInfo {
+        run_id: "20260101T000000Z-4242".into(),
+        provider: "aws".into(),
+        stack: "dev".into(),
+        operation: Operation::Up,
+        projects: projects.iter().map(|p| path(p)).collect(),
+        parallelism: 4,
+        log_dir: PathBuf::from("/home/someone/mara/.runner/logs/20260101T000000Z-4242"),
+        started: at(0),
+    })
+}
+
+fn started(project: &str, attempt: u32, millis: u64) -> ExecutionEvent {
+    ExecutionEvent::ProjectStarted { project: path(project), attempt, at: at(millis) }
+}
+
+/// A project that ran from `from` to `to` (milliseconds after the start of the run).
+fn ran(project: &str, result: ProjectResult, from: u64, to: u64) -> ProjectReport {
+    let mut report = ProjectReport::not_run(path(project), result, String::new());
+    report.reason = None;
+    report.started = Some(at(from));
+    report.duration = Duration::from_millis(to - from);
+    report.attempts = 1;
+    report
+}
+
+fn finished(report: ProjectReport) -> ExecutionEvent {
+    ExecutionEvent::ProjectFinished(report)
+}
+
+fn success_events() -> Vec<ExecutionEvent> {
+    let mut vpc = ran("infrastructure/vpc", ProjectResult::Succeeded, 10, 42_310);
+    vpc.changes.created = 12;
+    vpc.changes.unchanged = 1;
+    let mut cluster = ran("infrastructure/cluster", ProjectResult::Succeeded, 42_400, 163_900);
+    cluster.changes.created = 3;
+    cluster.changes.updated = 1;
+    cluster.changes.unchanged = 20;
+    cluster.attempts = 2;
+    cluster.retried = vec!["error: the stack is currently locked by 1 lock(s)".into()];
+    let mut app = ran("kubernetes/app", ProjectResult::Succeeded, 164_000, 171_250);
+    app.changes.unchanged = 7;
+    vec![
+        run_started(&["infrastructure/vpc", "infrastructure/cluster", "kubernetes/app"]),
+        started("infrastructure/vpc", 1, 10),
+        ExecutionEvent::ProjectOutput {
+            project: path("infrastructure/vpc"),
+            stream: OutputStream::Stdout,
+            line: "Updating (dev)".into(),
+        },
+        finished(vpc),
+        started("infrastructure/cluster", 1, 42_400),
+        ExecutionEvent::ProjectNote {
+            project: path("infrastructure/cluster"),
+            message: "attempt 1 failed (the stack is currently locked); retrying in 5s".into(),
+        },
+        started("infrastructure/cluster", 2, 47_400),
+        finished(cluster),
+        started("kubernetes/app", 1, 164_000),
+        finished(app),
+        ExecutionEvent::RunFinished { at: at(171_300), interrupted: false },
+    ]
+}
+
+fn failure_events() -> Vec<ExecutionEvent> {
+    let mut vpc = ran("infrastructure/vpc", ProjectResult::Failed, 10, 8_120);
+    vpc.failure = Some(FailureDetail {
+        summary: "error: creating EC2 VPC: VpcLimitExceeded: The maximum number of VPCs has been reached".into(),
+        diagnostics: vec![
+            "error: creating EC2 VPC: VpcLimitExceeded: The maximum number of VPCs has been reached".into(),
+            "aws:ec2:Vpc (main):\n    error: 1 error occurred:\n    \t* creating EC2 VPC: VpcLimitExceeded <&> \"quoted\"".into(),
+        ],
+        log_tail: vec!["Updating (dev)".into(), "error: update failed".into()],
+        log_path: Some(PathBuf::from(
+            "/home/someone/mara/.runner/logs/20260101T000000Z-4242/infrastructure__vpc.log",
+        )),
+    });
+    let registry = ran("infrastructure/registry", ProjectResult::Succeeded, 15, 3_500);
+    let cluster = ProjectReport::not_run(
+        path("infrastructure/cluster"),
+        ProjectResult::Skipped,
+        "dependency `infrastructure/vpc` failed".into(),
+    );
+    vec![
+        run_started(&["infrastructure/vpc", "infrastructure/registry", "infrastructure/cluster"]),
+        started("infrastructure/vpc", 1, 10),
+        started("infrastructure/registry", 1, 15),
+        finished(registry),
+        finished(vpc),
+        finished(cluster),
+        ExecutionEvent::RunFinished { at: at(8_200), interrupted: false },
+    ]
+}
+
+fn cancel_events() -> Vec<ExecutionEvent> {
+    let mut vpc = ran("infrastructure/vpc", ProjectResult::Cancelled, 10, 5_000);
+    vpc.reason = Some("cancelled while running".into());
+    vpc.failure = Some(FailureDetail {
+        summary: "`pulumi up` ended with exit code 255".into(),
+        diagnostics: Vec::new(),
+        log_tail: vec!["^C received; cancelling the current operation".into()],
+        log_path: None,
+    });
+    let cluster = ProjectReport::not_run(
+        path("infrastructure/cluster"),
+        ProjectResult::Cancelled,
+        "not started: the run was interrupted".into(),
+    );
+    vec![
+        run_started(&["infrastructure/vpc", "infrastructure/cluster"]),
+        started("infrastructure/vpc", 1, 10),
+        ExecutionEvent::Interrupting { kill: false },
+        finished(cluster),
+        ExecutionEvent::Interrupting { kill: true },
+        finished(vpc),
+        ExecutionEvent::RunFinished { at: at(5_100), interrupted: true },
+    ]
+}
+
+fn summary_of(events: &[ExecutionEvent]) -> RunSummary {
+    let mut summary = RunSummary::default();
+    for event in events {
+        summary.on_event(event);
+    }
+    summary
+}
+
+fn plain_lines(events: &[ExecutionEvent]) -> String {
+    let reporter = PlainReporter::new(true);
+    let mut out = String::new();
+    for event in events {
+        if let Some(line) = reporter.line(event, "23:59:07") {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The final table, then the failures block, as `runner` prints them at the end of a run.
+fn end_of_run(summary: &RunSummary) -> String {
+    format!("{}{}", summary.table(), summary.failures())
+}
+
+/// Whatever varies between machines and runs: home folders, clock times, run ids. Durations are
+/// not filtered: the events fix them, and how they are formatted (`2m01s`, `0.000`) is part of
+/// what these snapshots pin.
+fn check(name: &str, text: &str) {
+    insta::with_settings!({
+        filters => vec![
+            (r"/home/[^/\s]+/[^\s]*/\.runner", "[ROOT]/.runner"),
+            (r"\b\d{2}:\d{2}:\d{2}\b", "[TIME]"),
+            (r"\b\d{8}T\d{6}Z-\d+\b", "[RUN_ID]"),
+        ],
+        prepend_module_to_snapshot => false,
+    }, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+macro_rules! scenario_tests {
+    ($($scenario:ident => $events:ident),* $(,)?) => {$(
+        mod $scenario {
+            use super::*;
+
+            #[test]
+            fn plain_reporter() {
+                check(concat!("plain_", stringify!($scenario)), &plain_lines(&$events()));
+            }
+
+            #[test]
+            fn final_table() {
+                check(concat!("table_", stringify!($scenario)), &end_of_run(&summary_of(&$events())));
+            }
+
+            #[test]
+            fn json_report() {
+                check(concat!("json_", stringify!($scenario)), &json_text(&summary_of(&$events())).unwrap());
+            }
+
+            #[test]
+            fn junit_report() {
+                check(concat!("junit_", stringify!($scenario)), &junit_xml(&summary_of(&$events())).unwrap());
+            }
+        }
+    )*};
+}
+
+scenario_tests! {
+    success => success_events,
+    failure => failure_events,
+    cancel => cancel_events,
+}
+
+#[test]
+fn junit_is_well_formed_and_counts_like_the_table() {
+    for events in [success_events(), failure_events(), cancel_events()] {
+        let summary = summary_of(&events);
+        let xml = junit_xml(&summary).unwrap();
+        let tests = summary.reports.len();
+        let failures = summary.count(ProjectResult::Failed);
+        let skipped = summary.count(ProjectResult::Skipped) + summary.count(ProjectResult::Cancelled);
+        assert!(xml.contains(&format!("tests=\"{tests}\" skipped=\"{skipped}\" failures=\"{failures}\"")), "{xml}");
+        assert_eq!(xml.matches("<testcase ").count(), tests, "{xml}");
+    }
+}
+
+#[test]
+fn the_junit_failure_message_is_the_failure_summary() {
+    let summary = summary_of(&failure_events());
+    let xml = junit_xml(&summary).unwrap();
+    let expected = &summary.reports.iter().find_map(|report| report.failure.as_ref()).unwrap().summary;
+    assert!(xml.contains(&format!("<failure message=\"{expected}\"")), "{xml}");
+}

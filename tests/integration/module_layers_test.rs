@@ -1,0 +1,169 @@
+//! The allowed layering of `src/`'s top-level modules, and the check that keeps it: a module may
+//! name (`use crate::x` or an inline `crate::x::...` path, tests included) only modules in a
+//! lower layer. `RUNNER_LAYERS_SRC=/some/other/src` checks another tree (an old commit's, say).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Lowest first. This list is the one place the layering is written down; DEVELOPERS.md explains it.
+const LAYERS: &[&str] = &[
+    "exit_status",
+    "error",
+    "cancel",
+    "config",
+    "provider",
+    "graph",
+    "plan",
+    "render",
+    "secrets",
+    "hooks",
+    "execute",
+    "report",
+    "history",
+    "pulumi",
+    "prompt",
+    "cli",
+    "commands",
+];
+
+fn source_dir() -> PathBuf {
+    std::env::var_os("RUNNER_LAYERS_SRC")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+}
+
+/// Every top-level module (a folder or a file next to `lib.rs`) and the modules it names.
+fn module_imports(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut modules = BTreeMap::new();
+    for entry in std::fs::read_dir(src).expect("src/ is readable") {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        if name == "lib" || name == "main" || (path.is_file() && path.extension().is_none_or(|ext| ext != "rs")) {
+            continue;
+        }
+        let mut named = BTreeSet::new();
+        for file in rust_files(&path) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            named.extend(crate_paths(&text).into_iter().filter(|target| *target != name));
+        }
+        modules.insert(name, named);
+    }
+    modules
+}
+
+fn rust_files(path: &Path) -> Vec<PathBuf> {
+    if path.is_file() {
+        return vec![path.to_path_buf()];
+    }
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(path).unwrap() {
+        let child = entry.unwrap().path();
+        if child.is_dir() {
+            files.extend(rust_files(&child));
+        } else if child.extension().is_some_and(|ext| ext == "rs") {
+            files.push(child);
+        }
+    }
+    files
+}
+
+/// The top-level modules a file names through `crate::`, grouped imports (`crate::{a, b::C}`) included.
+fn crate_paths(text: &str) -> BTreeSet<String> {
+    let mut named = BTreeSet::new();
+    for line in text.lines().filter(|line| !line.trim_start().starts_with("//")) {
+        let mut rest = line;
+        while let Some(at) = rest.find("crate::") {
+            let preceded_by_ident =
+                rest[..at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$');
+            rest = &rest[at + "crate::".len()..];
+            if preceded_by_ident {
+                continue;
+            }
+            if let Some(group) = rest.strip_prefix('{') {
+                let end = group.find('}').unwrap_or(group.len());
+                // Nested groups are rare; the first segment of each comma-separated item is enough.
+                for item in group[..end].split(',') {
+                    named.insert(identifier(item.trim()));
+                }
+            } else {
+                named.insert(identifier(rest));
+            }
+        }
+    }
+    named.retain(|name| !name.is_empty());
+    named
+}
+
+fn identifier(text: &str) -> String {
+    text.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
+}
+
+/// Every cycle between top-level modules, each as `a -> b -> a`.
+fn cycles(imports: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let mut found = BTreeSet::new();
+    for start in imports.keys() {
+        // Depth-first from `start`, reporting each path that returns to it (shortest found first).
+        let mut stack = vec![vec![start.clone()]];
+        let mut seen = BTreeSet::new();
+        while let Some(path) = stack.pop() {
+            let last = path.last().unwrap();
+            for next in imports.get(last).into_iter().flatten() {
+                if next == start {
+                    let mut cycle = path.clone();
+                    // Name each cycle once, starting from its smallest module.
+                    let smallest = cycle.iter().enumerate().min_by_key(|(_, name)| *name).unwrap().0;
+                    cycle.rotate_left(smallest);
+                    cycle.push(cycle[0].clone());
+                    found.insert(cycle.join(" -> "));
+                } else if seen.insert(next.clone()) {
+                    let mut longer = path.clone();
+                    longer.push(next.clone());
+                    stack.push(longer);
+                }
+            }
+        }
+    }
+    found.into_iter().collect()
+}
+
+#[test]
+fn top_level_modules_form_no_cycle() {
+    let cycles = cycles(&module_imports(&source_dir()));
+    assert!(cycles.is_empty(), "import cycles between top-level modules:\n{}", cycles.join("\n"));
+}
+
+#[test]
+fn every_module_imports_only_lower_layers() {
+    let imports = module_imports(&source_dir());
+    let layer = |name: &str| LAYERS.iter().position(|layer| *layer == name);
+    let mut violations = Vec::new();
+    for (module, named) in &imports {
+        let Some(own) = layer(module) else {
+            violations.push(format!("`{module}` is not in LAYERS: give it a place"));
+            continue;
+        };
+        for target in named {
+            match layer(target) {
+                Some(theirs) if theirs < own => {}
+                Some(_) => violations.push(format!("`{module}` imports `{target}`, which is not below it")),
+                None => violations.push(format!("`{module}` imports `{target}`, which is not in LAYERS")),
+            }
+        }
+    }
+    assert!(violations.is_empty(), "layering violations:\n{}", violations.join("\n"));
+}
+
+#[test]
+fn the_check_sees_grouped_and_inline_paths() {
+    let named = crate_paths(
+        "use crate::{execute::Event, plan};\nlet x = crate::report::write();\n// crate::commented\n$crate::macro_path",
+    );
+    assert_eq!(named.into_iter().collect::<Vec<_>>(), ["execute", "plan", "report"]);
+    let imports: BTreeMap<String, BTreeSet<String>> = [
+        ("a".to_string(), BTreeSet::from(["b".to_string()])),
+        ("b".to_string(), BTreeSet::from(["c".to_string()])),
+        ("c".to_string(), BTreeSet::from(["a".to_string()])),
+    ]
+    .into();
+    assert_eq!(cycles(&imports), ["a -> b -> c -> a"]);
+}
