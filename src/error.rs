@@ -31,10 +31,10 @@ impl std::fmt::Display for Location {
 /// Everything a user can be told went wrong. Each variant knows its exit code and a hint.
 #[derive(Debug, thiserror::Error)]
 pub enum UserError {
-    #[error("no repository root found from `{start}` upward (a folder holding `providers/`)")]
+    #[error("no repository root found from `{start}` upward (a folder holding `providers/`, or a MARA checkout with `pulumi/python/automation/` and `config/pulumi/`)")]
     RootNotFound { start: PathBuf },
 
-    #[error("`{path}` is not a directory holding `providers/`")]
+    #[error("`{path}` is not a directory holding `providers/`, nor a MARA checkout (`pulumi/python/automation/` and `config/pulumi/`)")]
     RootInvalid { path: PathBuf },
 
     #[error("cannot read `{path}`: {reason}")]
@@ -97,6 +97,12 @@ pub enum UserError {
     #[error("stack `{stack}` is in use by another runner: {holder}")]
     StackBusy { stack: String, holder: String, lock: PathBuf },
 
+    #[error("{location}: project `{project}` reads its stack configuration from `{project_dir}`, but the runner's shared stack file is in `{runner_dir}`: one stack would have two diverging files")]
+    StackFileConflict { location: Location, project: String, project_dir: PathBuf, runner_dir: PathBuf },
+
+    #[error("secret `{key}` would go into the shared stack file `{file}` for every project's stack, but backend `{backend}` encrypts each stack with its own key: only one stack could decrypt it")]
+    SharedSecretRefused { key: String, file: PathBuf, backend: String, default_env: Option<String> },
+
     #[error("{0}")]
     Usage(String),
 
@@ -155,7 +161,9 @@ impl UserError {
 
     pub fn hint(&self) -> Option<String> {
         match self {
-            UserError::RootNotFound { .. } => Some("run `runner` inside a repository, or pass `--root DIR`".into()),
+            UserError::RootNotFound { .. } => {
+                Some("run `runner` inside a repository or a MARA checkout, or pass `--root DIR`".into())
+            }
             UserError::UnknownProvider { known, .. } => Some(format!("known providers: {}", known.join(", "))),
             UserError::StackMismatch { .. } => {
                 Some("change `PULUMI_STACK` in the environment file or drop `--stack`".into())
@@ -173,6 +181,14 @@ impl UserError {
                 "wait for it, or pass `--wait`; if that runner is gone for good, remove `{}`",
                 lock.display()
             )),
+            UserError::StackFileConflict { project_dir, .. } => Some(format!(
+                "run `runner` inside the checkout whose configuration `{}` is (or pass `--root` to it), or point the projects' `config:` at the runner's folder",
+                project_dir.display()
+            )),
+            UserError::SharedSecretRefused { default_env, .. } => Some(match default_env {
+                Some(env) => format!("set `{env}` in the environment instead (it reaches every project), or use a backend with a passphrase (`PULUMI_BACKEND_URL=file://...` or `s3://...`)"),
+                None => "name a `secrets_project` in the provider (MARA's `kubernetes/secrets`), or use a backend with a passphrase (`PULUMI_BACKEND_URL=file://...` or `s3://...`)".into(),
+            }),
             UserError::MissingConfig { .. } => {
                 Some("run in a terminal without `--non-interactive` to be asked for each value".into())
             }

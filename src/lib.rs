@@ -37,7 +37,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let arguments = match Arguments::try_parse_from(args) {
+    let arguments = match Arguments::try_parse_from(cli::reorder_mara_options(args)) {
         Ok(arguments) => arguments,
         Err(err) => {
             let _ = err.print();

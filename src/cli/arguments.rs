@@ -13,6 +13,7 @@ Examples:
   runner refresh --provider aws --stack prod --non-interactive --report junit=report.xml
   runner up --provider aws --stack dev --resume     continue after a failure, skipping what succeeded
   runner up --provider aws --stack dev --only kubernetes/prometheus --with-dependencies
+  runner -p aws -s dev up                       MARA's order and names work too (`down`, `show-execution`, `list-providers`)
 
   runner preview --provider aws --stack dev --affected --report markdown=preview.md --expect-no-changes
   runner drift --provider aws --stack prod --report markdown=drift.md
@@ -26,7 +27,7 @@ Files: providers/<name>.toml, config/pulumi/environment, config/pulumi/Pulumi.<s
 #[derive(Debug, Parser)]
 #[command(name = "runner", version, about, after_help = AFTER_HELP, propagate_version = true)]
 pub struct Arguments {
-    /// Repository root (the folder holding `providers/`); found from the current folder upward by default.
+    /// Repository root (the folder holding `providers/`, or a MARA checkout); found from the current folder upward by default.
     #[arg(long, global = true, value_name = "DIR")]
     pub root: Option<PathBuf>,
 
@@ -36,9 +37,11 @@ pub struct Arguments {
 
 #[derive(Debug, Subcommand)]
 pub enum CommandArguments {
-    /// List the provider definitions in `providers/`.
+    /// List the provider definitions in `providers/` (and the built-in ones in a MARA checkout).
+    #[command(alias = "list-providers")]
     Providers,
     /// Draw the execution order of a provider's projects, grouped by phase.
+    #[command(alias = "show-execution")]
     Show(ShowArguments),
     /// Check the environment file, stack configuration, provider and projects; changes nothing.
     Validate(StackArguments),
@@ -49,6 +52,7 @@ pub enum CommandArguments {
     /// Reconcile state with the real resources: `pulumi refresh` on every project.
     Refresh(RunArguments),
     /// Tear down: `pulumi destroy` on every project, dependents first.
+    #[command(alias = "down")]
     Destroy(RunArguments),
     /// Find changes made outside Pulumi: `pulumi refresh --preview-only` on every project; exit 3 on drift.
     Drift(RunArguments),
@@ -158,6 +162,10 @@ pub struct ShowArguments {
     /// Concurrency limit of a pool, overriding the provider's `[pools]`: `--pool aws=2`; may be repeated.
     #[arg(long, value_name = "POOL=N", value_parser = parse_pool_limit)]
     pub pool: Vec<(String, usize)>,
+
+    /// Accepted for MARA's `runner -p P -s S show-execution`; the plan does not depend on the stack.
+    #[arg(long, short = 's', value_name = "NAME", hide = true)]
+    pub stack: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -3,6 +3,7 @@ mod command;
 mod config_set_settings;
 mod export_arguments;
 mod export_settings;
+mod mara_command_line;
 mod output_style;
 mod settings;
 mod timeline_settings;
@@ -11,6 +12,7 @@ pub use arguments::{Arguments, ReportTarget, ShowFormat, TimelineFormat};
 pub use command::Command;
 pub use config_set_settings::ConfigSetSettings;
 pub use export_settings::{ExportSettings, PkoExportSettings};
+pub use mara_command_line::reorder_mara_options;
 pub use output_style::OutputStyle;
 pub use settings::{
     HistorySettings, OutputsSettings, ProviderSettings, RunSettings, Settings, ShowSettings, StackSettings,

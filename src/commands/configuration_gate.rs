@@ -64,11 +64,13 @@ pub fn gather_configuration(
         }
     }
 
+    let root = settings.root.path();
     if !check.missing_secrets.is_empty() {
         let shared = SecretStore::locate(&settings.root, &loaded.provider, &run.stack.stack, backend, false)?;
         for name in &check.missing_secrets {
             let key = config_key(loaded, name);
             let Some(store) = &shared else { continue };
+            refuse_shared_secret(store, &key.key, key.default_env.as_deref(), backend, root)?;
             match &prompter {
                 Some(prompter) => {
                     pending.secrets.push((store.clone(), key.key.clone(), prompter.config_value(key, None)?))
@@ -95,6 +97,7 @@ pub fn gather_configuration(
                     if !seen.insert(secret.key.clone()) {
                         continue;
                     }
+                    refuse_shared_secret(&store, &secret.key, secret.default_env.as_deref(), backend, root)?;
                     if let Some(value) = secret.default_env.as_deref().and_then(lookup) {
                         pending.secrets.push((store.clone(), secret.key.clone(), value));
                         continue;
@@ -148,4 +151,57 @@ fn secret_help(command: &str, default_env: Option<&str>) -> String {
         help.push_str(&format!(", or set `{env}`"));
     }
     help
+}
+
+/// A secret meant for every stack through the shared file decrypts in all of them only when they
+/// share the file's passphrase salt; on the service each stack has its own key.
+fn refuse_shared_secret(
+    store: &SecretStore,
+    key: &str,
+    default_env: Option<&str>,
+    backend: &Backend,
+    root: &std::path::Path,
+) -> Result<()> {
+    if !store.is_shared() || backend.uses_passphrase() {
+        return Ok(());
+    }
+    let file = store.stack_file();
+    Err(UserError::SharedSecretRefused {
+        key: key.to_string(),
+        file: file.strip_prefix(root).unwrap_or(file).to_path_buf(),
+        backend: backend.url.clone(),
+        default_env: default_env.map(str::to_string),
+    })
+}
+
+/// What `runner validate` can tell without asking: a secret the run would have to keep in the
+/// shared stack file, on a backend where only one stack could decrypt it.
+pub fn check_shared_secrets(
+    settings: &Settings,
+    loaded: &LoadedProvider,
+    stack: &str,
+    check: &StackCheck,
+    backend: &Backend,
+) -> Result<()> {
+    if backend.uses_passphrase() {
+        return Ok(());
+    }
+    let root = settings.root.path();
+    if !check.missing_secrets.is_empty() {
+        if let Some(store) = SecretStore::locate(&settings.root, &loaded.provider, stack, backend, false)? {
+            for name in &check.missing_secrets {
+                let key = config_key(loaded, name);
+                refuse_shared_secret(&store, &key.key, key.default_env.as_deref(), backend, root)?;
+            }
+        }
+    }
+    if let Some(store) = SecretStore::locate(&settings.root, &loaded.provider, stack, backend, true)? {
+        let set = store.keys_set()?;
+        for project in loaded.graph.projects() {
+            for secret in project.secrets.iter().filter(|secret| !set.contains(&secret.key)) {
+                refuse_shared_secret(&store, &secret.key, secret.default_env.as_deref(), backend, root)?;
+            }
+        }
+    }
+    Ok(())
 }

@@ -28,6 +28,7 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
     let find = |program: &str| which::which_in(program, Some(&path), settings.root.path()).ok();
     let mut findings = Vec::new();
 
+    let pulumi_found = find("pulumi");
     match find("pulumi") {
         Some(pulumi) => {
             let version = Command::new(&pulumi)
@@ -50,7 +51,11 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
         None => findings.push(Finding {
             check: "pulumi".into(),
             ok: false,
-            detail: "not on PATH; run `scripts/install-pulumi.sh` and put the folder it prints on PATH".into(),
+            detail: if settings.root.is_mara_checkout() {
+                "not on PATH: install Pulumi (https://www.pulumi.com/docs/install/, or the runner repository's `scripts/install-pulumi.sh`) and put its folder on PATH".into()
+            } else {
+                "not on PATH; run `scripts/install-pulumi.sh` and put the folder it prints on PATH".into()
+            },
         }),
     }
 
@@ -83,6 +88,12 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
             },
         });
     }
+
+    findings.extend(
+        super::python_runtime_findings(&loaded.provider, settings.root.path(), pulumi_found.as_deref(), &find)
+            .into_iter()
+            .map(|found| Finding { check: found.check, ok: found.ok, detail: found.detail }),
+    );
 
     let uses_kubeconfig = loaded
         .provider

@@ -3,9 +3,9 @@ use std::io::Write;
 use crate::cli::Settings;
 use crate::error::Result;
 use crate::exit_status::ExitStatus;
-use crate::provider::ProviderCatalog;
+use crate::provider::{ProviderCatalog, ProviderOrigin};
 
-/// `runner providers`: one line per provider, name and description, on stdout.
+/// `runner providers`: one line per provider, name, description and where it is defined, on stdout.
 pub fn list_providers(settings: &Settings) -> Result<ExitStatus> {
     let catalog = ProviderCatalog::new(settings.root.clone());
     let names = catalog.names()?;
@@ -15,12 +15,20 @@ pub fn list_providers(settings: &Settings) -> Result<ExitStatus> {
             Ok(provider) => provider.description,
             Err(err) => format!("(invalid: {err})"),
         };
-        rows.push((name.clone(), description));
+        let origin = match catalog.origin(name) {
+            Some(ProviderOrigin::File(file)) => {
+                file.strip_prefix(settings.root.path()).unwrap_or(&file).display().to_string()
+            }
+            Some(ProviderOrigin::BuiltIn) => "built-in".to_string(),
+            None => String::new(),
+        };
+        rows.push((name.clone(), description, origin));
     }
-    let width = rows.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+    let name_width = rows.iter().map(|(name, _, _)| name.len()).max().unwrap_or(0);
+    let description_width = rows.iter().map(|(_, description, _)| description.chars().count()).max().unwrap_or(0);
     let mut out = std::io::stdout().lock();
-    for (name, description) in rows {
-        let _ = writeln!(out, "{name:width$}  {description}");
+    for (name, description, origin) in rows {
+        let _ = writeln!(out, "{name:name_width$}  {description:description_width$}  {origin}");
     }
     Ok(ExitStatus::Success)
 }

@@ -21,7 +21,7 @@ pub struct StackCheck {
 
 impl StackCheck {
     pub fn run(settings: &Settings, stack: &StackSettings, provider: &Provider) -> Result<Self> {
-        let path = settings.root.stack_config_file(&stack.stack);
+        let path = super::shared_stack_file(&settings.root, provider, &stack.stack)?;
         let config = StackConfig::load(&path)?;
         if let (Some(expected), Some(found)) = (&provider.infra_type, config.get_string("kubernetes:infra_type")) {
             if !expected.eq_ignore_ascii_case(&found) {

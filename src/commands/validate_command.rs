@@ -15,6 +15,7 @@ pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus
     }
     let environment = ChildEnvironment::build(std::env::vars(), &stack.environment, &settings.root);
     let backend = Backend::from_environment(&environment);
+    super::check_shared_secrets(settings, &loaded, &stack.stack, &check, &backend)?;
     let mut preflight = Preflight::run(&PreflightInput {
         root: &settings.root,
         provider: &loaded.provider,

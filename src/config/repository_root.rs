@@ -2,41 +2,72 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Result, UserError};
 
-/// The folder holding `providers/`, `config/` and, by default, `projects/`.
+/// The folder holding `providers/`, `config/` and, by default, `projects/`; or an NGINX MARA
+/// checkout, whose providers are built into the binary and whose projects live in `pulumi/python`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepositoryRoot {
     path: PathBuf,
+    layout: RootLayout,
 }
 
+/// What kind of folder the root is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RootLayout {
+    /// A runner repository: `providers/`, `projects/`, `config/pulumi/`.
+    Runner,
+    /// An unchanged MARA checkout: `pulumi/python/automation/` and `config/pulumi/`; an optional
+    /// `providers/` folder in it overrides or adds to the built-in definitions.
+    MaraCheckout,
+}
+
+/// MARA's projects root inside a checkout.
+const MARA_PROJECTS: &str = "pulumi/python";
+
 impl RepositoryRoot {
-    /// Walks from `start` upward, like git does for `.git`, to the first folder holding `providers/`.
+    /// Walks from `start` upward, like git does for `.git`, to the first folder holding `providers/`
+    /// or MARA's layout.
     pub fn discover(start: &Path) -> Result<Self> {
         let start = absolute(start);
         for candidate in start.ancestors() {
-            if candidate.join("providers").is_dir() {
-                return Ok(Self { path: candidate.to_path_buf() });
+            if let Some(layout) = RootLayout::of(candidate) {
+                return Ok(Self { path: candidate.to_path_buf(), layout });
             }
         }
         Err(UserError::RootNotFound { start })
     }
 
-    /// Uses `path` as given by `--root`; it must hold `providers/`.
+    /// Uses `path` as given by `--root`; it must hold `providers/` or be a MARA checkout.
     pub fn at(path: &Path) -> Result<Self> {
         let path = absolute(path);
-        if path.join("providers").is_dir() {
-            Ok(Self { path })
-        } else {
-            Err(UserError::RootInvalid { path })
+        match RootLayout::of(&path) {
+            Some(layout) => Ok(Self { path, layout }),
+            None => Err(UserError::RootInvalid { path }),
         }
     }
 
     /// A root for commands that never read it (shell completions).
     pub fn unchecked(path: &Path) -> Self {
-        Self { path: absolute(path) }
+        Self { path: absolute(path), layout: RootLayout::Runner }
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    pub fn layout(&self) -> RootLayout {
+        self.layout
+    }
+
+    pub fn is_mara_checkout(&self) -> bool {
+        self.layout == RootLayout::MaraCheckout
+    }
+
+    /// Where a provider's projects live unless it says otherwise: `projects/`, or MARA's `pulumi/python`.
+    pub fn default_projects_root(&self) -> PathBuf {
+        match self.layout {
+            RootLayout::Runner => self.path.join("projects"),
+            RootLayout::MaraCheckout => self.path.join(MARA_PROJECTS),
+        }
     }
 
     pub fn providers_dir(&self) -> PathBuf {
@@ -66,6 +97,20 @@ impl RepositoryRoot {
             path.to_path_buf()
         } else {
             self.path.join(path)
+        }
+    }
+}
+
+impl RootLayout {
+    /// MARA's layout wins over `providers/`: a checkout may hold a `providers/` folder of its own.
+    fn of(dir: &Path) -> Option<Self> {
+        let mara = dir.join(MARA_PROJECTS).join("automation").is_dir() && dir.join("config/pulumi").is_dir();
+        if mara {
+            Some(Self::MaraCheckout)
+        } else if dir.join("providers").is_dir() {
+            Some(Self::Runner)
+        } else {
+            None
         }
     }
 }
@@ -124,6 +169,29 @@ mod tests {
         assert!(RepositoryRoot::at(dir.path()).is_err());
         std::fs::create_dir_all(dir.path().join("providers")).unwrap();
         assert!(RepositoryRoot::at(dir.path()).is_ok());
+    }
+
+    #[test]
+    fn a_mara_checkout_is_a_root_without_providers() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("pulumi/python/automation")).unwrap();
+        std::fs::create_dir_all(dir.path().join("pulumi/python/kubernetes/secrets")).unwrap();
+        std::fs::create_dir_all(dir.path().join("config/pulumi")).unwrap();
+        let root = RepositoryRoot::discover(&dir.path().join("pulumi/python/kubernetes/secrets")).unwrap();
+        assert_eq!(root.path(), dir.path());
+        assert!(root.is_mara_checkout());
+        assert_eq!(root.default_projects_root(), dir.path().join("pulumi/python"));
+        assert_eq!(root.stack_config_file("dev"), dir.path().join("config/pulumi/Pulumi.dev.yaml"));
+        // A `providers/` folder inside it does not make it a runner repository.
+        std::fs::create_dir_all(dir.path().join("providers")).unwrap();
+        assert!(RepositoryRoot::at(dir.path()).unwrap().is_mara_checkout());
+    }
+
+    #[test]
+    fn half_a_mara_layout_is_not_a_root() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("pulumi/python/automation")).unwrap();
+        assert!(RepositoryRoot::at(dir.path()).is_err());
     }
 
     #[test]

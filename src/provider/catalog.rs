@@ -1,6 +1,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use super::builtin_providers::{builtin_label, builtin_provider, builtin_set, BUILTIN_PROVIDERS};
 use super::project_conversion::{check_cluster_marks, ProjectConversion};
 use super::provider_file::ProviderFile;
 use super::{ConfigKey, ProjectPath, Provider};
@@ -9,10 +10,27 @@ use crate::error::{Location, Result, UserError};
 
 const MAX_EXTENDS_DEPTH: usize = 8;
 
-/// The provider definitions under `providers/`.
+/// The provider definitions under `providers/`, and in a MARA checkout the built-in ones too.
 #[derive(Debug, Clone)]
 pub struct ProviderCatalog {
     root: RepositoryRoot,
+}
+
+/// Where a provider definition comes from, as `runner providers` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProviderOrigin {
+    /// A file under `providers/`.
+    File(PathBuf),
+    /// Compiled into the binary (a MARA checkout with no file of that name).
+    BuiltIn,
+}
+
+/// One definition's text and the name it goes by in messages.
+struct Definition {
+    text: String,
+    /// The file, or a label for a built-in definition.
+    label: PathBuf,
+    builtin: bool,
 }
 
 impl ProviderCatalog {
@@ -20,46 +38,77 @@ impl ProviderCatalog {
         Self { root }
     }
 
-    /// Provider names, sorted: every `providers/*.toml` (shared sets in `providers/common/` are not providers).
+    /// Provider names, sorted: every `providers/*.toml` (shared sets in `providers/common/` are
+    /// not providers), plus the built-in ones in a MARA checkout.
     pub fn names(&self) -> Result<Vec<String>> {
         let dir = self.root.providers_dir();
-        let entries = std::fs::read_dir(&dir)
-            .map_err(|err| UserError::Unreadable { path: dir.clone(), reason: err.to_string() })?;
-        let mut names: Vec<String> = entries
-            .filter_map(|entry| entry.ok())
-            .map(|entry| entry.path())
-            .filter(|path| path.is_file() && path.extension().is_some_and(|ext| ext == "toml"))
-            .filter_map(|path| path.file_stem().map(|stem| stem.to_string_lossy().into_owned()))
-            .collect();
+        let mut names: Vec<String> = Vec::new();
+        let mara = self.root.is_mara_checkout();
+        if mara {
+            names.extend(BUILTIN_PROVIDERS.iter().map(|(name, _)| name.to_string()));
+        }
+        if !mara || dir.is_dir() {
+            let entries = std::fs::read_dir(&dir)
+                .map_err(|err| UserError::Unreadable { path: dir.clone(), reason: err.to_string() })?;
+            names.extend(
+                entries
+                    .filter_map(|entry| entry.ok())
+                    .map(|entry| entry.path())
+                    .filter(|path| path.is_file() && path.extension().is_some_and(|ext| ext == "toml"))
+                    .filter_map(|path| path.file_stem().map(|stem| stem.to_string_lossy().into_owned())),
+            );
+        }
         names.sort();
+        names.dedup();
         Ok(names)
     }
 
-    /// Loads `providers/<name>.toml` with its `extends` chain resolved.
+    /// Where `name` is defined: a file under `providers/` wins over a built-in definition.
+    pub fn origin(&self, name: &str) -> Option<ProviderOrigin> {
+        let file = self.root.providers_dir().join(format!("{name}.toml"));
+        if file.is_file() {
+            Some(ProviderOrigin::File(file))
+        } else if self.root.is_mara_checkout() && builtin_provider(name).is_some() {
+            Some(ProviderOrigin::BuiltIn)
+        } else {
+            None
+        }
+    }
+
+    /// Loads a provider with its `extends` chain resolved.
     /// `projects_root` overrides the provider's own (from `--projects-root`).
     pub fn load(&self, name: &str, projects_root: Option<&Path>) -> Result<Provider> {
         let known = self.names()?;
-        if !known.iter().any(|known| known == name) {
+        let origin = known.iter().any(|known| known == name).then(|| self.origin(name)).flatten();
+        let Some(origin) = origin else {
             return Err(UserError::UnknownProvider {
                 name: name.to_string(),
                 suggestion: nearest_name(name, &known),
                 known,
             });
-        }
-        let file = self.root.providers_dir().join(format!("{name}.toml"));
+        };
+        let definition = match origin {
+            ProviderOrigin::File(file) => self.read_definition(&file)?,
+            ProviderOrigin::BuiltIn => Definition {
+                text: builtin_provider(name).unwrap_or_default().to_string(),
+                label: builtin_label(&format!("{name}.toml")),
+                builtin: true,
+            },
+        };
+        let file = definition.label.clone();
         let mut provider = Provider {
             name: name.to_string(),
             description: String::new(),
             infra_type: None,
             file: file.clone(),
-            projects_root: self.root.path().join("projects"),
+            projects_root: self.root.default_projects_root(),
             config: Vec::new(),
             secrets_project: None,
             projects: Vec::new(),
             strict_phase_barrier: false,
             pools: Default::default(),
         };
-        self.merge_file(&mut provider, &file, 0, &mut Vec::new())?;
+        self.merge_definition(&mut provider, &definition, 0, &mut Vec::new())?;
         if let Some(root) = projects_root {
             provider.projects_root = crate::config::normalize_path(&self.root.resolve(root));
         }
@@ -76,14 +125,39 @@ impl ProviderCatalog {
         Ok(provider)
     }
 
-    fn merge_file(&self, provider: &mut Provider, file: &Path, depth: usize, chain: &mut Vec<PathBuf>) -> Result<()> {
+    fn read_definition(&self, file: &Path) -> Result<Definition> {
         let text = read_text(file)?
             .ok_or_else(|| UserError::Unreadable { path: file.to_path_buf(), reason: "no such file".into() })?;
+        Ok(Definition { text, label: file.to_path_buf(), builtin: false })
+    }
+
+    /// `providers/common/<name>.toml`, or in a MARA checkout the built-in set of that name.
+    fn shared_set(&self, name: &str) -> Option<Result<Definition>> {
+        let file = self.root.providers_dir().join("common").join(format!("{name}.toml"));
+        if file.is_file() {
+            return Some(self.read_definition(&file));
+        }
+        let text = builtin_set(name).filter(|_| self.root.is_mara_checkout())?;
+        Some(Ok(Definition {
+            text: text.to_string(),
+            label: builtin_label(&format!("common/{name}.toml")),
+            builtin: true,
+        }))
+    }
+
+    fn merge_definition(
+        &self,
+        provider: &mut Provider,
+        definition: &Definition,
+        depth: usize,
+        chain: &mut Vec<PathBuf>,
+    ) -> Result<()> {
+        let (file, text) = (definition.label.as_path(), definition.text.as_str());
         // One index per file, so each location is a binary search rather than a scan from the
         // start: a large provider file would otherwise take time quadratic in its size.
-        let lines = LineIndex::new(&text);
+        let lines = LineIndex::new(text);
         let at = |offset: usize| lines.location(file, offset);
-        let parsed: ProviderFile = toml::from_str(&text).map_err(|err| UserError::InvalidFile {
+        let parsed: ProviderFile = toml::from_str(text).map_err(|err| UserError::InvalidFile {
             location: Location { path: file.to_path_buf(), line: err.span().map(|span| lines.line(span.start)) },
             message: err.message().trim_end_matches('\n').replace('\n', "; "),
         })?;
@@ -100,13 +174,7 @@ impl ProviderCatalog {
                 });
             }
             let base_file = self.root.providers_dir().join("common").join(format!("{}.toml", base.get_ref()));
-            if chain.contains(&base_file) || depth >= MAX_EXTENDS_DEPTH {
-                return Err(UserError::InvalidFile {
-                    location: at(base.span().start),
-                    message: format!("`extends = \"{}\"` forms a loop of shared sets", base.get_ref()),
-                });
-            }
-            if !base_file.is_file() {
+            let Some(base_definition) = self.shared_set(name) else {
                 return Err(UserError::InvalidFile {
                     location: at(base.span().start),
                     message: format!(
@@ -115,8 +183,15 @@ impl ProviderCatalog {
                         base_file.display()
                     ),
                 });
+            };
+            let base_definition = base_definition?;
+            if chain.contains(&base_definition.label) || depth >= MAX_EXTENDS_DEPTH {
+                return Err(UserError::InvalidFile {
+                    location: at(base.span().start),
+                    message: format!("`extends = \"{}\"` forms a loop of shared sets", base.get_ref()),
+                });
             }
-            self.merge_file(provider, &base_file, depth + 1, chain)?;
+            self.merge_definition(provider, &base_definition, depth + 1, chain)?;
         }
 
         if depth == 0 {
@@ -139,7 +214,9 @@ impl ProviderCatalog {
         if let Some(secrets) = &parsed.secrets_project {
             provider.secrets_project = Some(ProjectPath::new(secrets.get_ref()));
         }
-        if let Some(root) = &parsed.projects_root {
+        // A built-in definition names the runner repository's copy of MARA's manifests; inside
+        // a checkout the projects are the checkout's own.
+        if let Some(root) = parsed.projects_root.as_ref().filter(|_| !definition.builtin) {
             provider.projects_root = crate::config::normalize_path(&self.root.resolve(Path::new(root.get_ref())));
         }
         for key in parsed.config {
@@ -241,4 +318,63 @@ pub fn nearest_name(name: &str, known: &[String]) -> Option<String> {
         .filter(|(distance, candidate)| *distance <= (candidate.len().max(name.len()) / 3).max(2))
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate.clone())
+}
+
+#[cfg(test)]
+mod builtin_tests {
+    use super::*;
+
+    fn mara_checkout() -> (tempfile::TempDir, RepositoryRoot) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("pulumi/python/automation")).unwrap();
+        std::fs::create_dir_all(dir.path().join("config/pulumi")).unwrap();
+        let root = RepositoryRoot::at(dir.path()).unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn a_checkout_without_providers_uses_the_built_in_ones_over_its_own_projects() {
+        let (dir, root) = mara_checkout();
+        let catalog = ProviderCatalog::new(root);
+        assert_eq!(catalog.names().unwrap(), ["aws", "digitalocean", "linode"]);
+        assert_eq!(catalog.origin("aws"), Some(ProviderOrigin::BuiltIn));
+        let aws = catalog.load("aws", None).unwrap();
+        assert_eq!(aws.projects_root, dir.path().join("pulumi/python"));
+        assert_eq!(aws.secrets_project, Some(ProjectPath::new("kubernetes/secrets")));
+        assert!(
+            aws.project(&ProjectPath::new("kubernetes/applications/sirius")).is_some(),
+            "the shared set is built in"
+        );
+        assert!(aws.file.display().to_string().contains("built-in"));
+        assert!(catalog.load("local", None).is_err());
+    }
+
+    #[test]
+    fn a_providers_folder_in_a_checkout_overrides_and_adds() {
+        let (dir, root) = mara_checkout();
+        std::fs::create_dir_all(dir.path().join("providers")).unwrap();
+        std::fs::write(
+            dir.path().join("providers/aws.toml"),
+            "description = \"ours\"\nextends = \"kubernetes\"\n[[project]]\npath = \"infrastructure/aws/vpc\"\nphase = \"infrastructure\"\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("providers/extra.toml"), "description = \"added\"\n").unwrap();
+        let catalog = ProviderCatalog::new(root);
+        assert_eq!(catalog.names().unwrap(), ["aws", "digitalocean", "extra", "linode"]);
+        assert_eq!(catalog.origin("aws"), Some(ProviderOrigin::File(dir.path().join("providers/aws.toml"))));
+        let aws = catalog.load("aws", None).unwrap();
+        assert_eq!(aws.description, "ours");
+        assert_eq!(aws.projects_root, dir.path().join("pulumi/python"), "a checkout's projects by default");
+        assert_eq!(aws.projects.len(), 13, "12 of the built-in shared set, 1 of its own");
+        assert_eq!(catalog.origin("linode"), Some(ProviderOrigin::BuiltIn));
+    }
+
+    #[test]
+    fn a_runner_repository_has_no_built_in_providers() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("providers")).unwrap();
+        let catalog = ProviderCatalog::new(RepositoryRoot::at(dir.path()).unwrap());
+        assert!(catalog.names().unwrap().is_empty());
+        assert!(catalog.origin("aws").is_none());
+    }
 }

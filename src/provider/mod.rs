@@ -1,3 +1,4 @@
+mod builtin_providers;
 mod catalog;
 mod config_key;
 mod hook_spec;
@@ -10,7 +11,7 @@ mod provider_file;
 mod readiness_gate;
 mod retry_policy;
 
-pub use catalog::{nearest_name, ProviderCatalog};
+pub use catalog::{nearest_name, ProviderCatalog, ProviderOrigin};
 pub use config_key::{ConfigKey, ValueKind};
 pub use hook_spec::HookSpec;
 pub use phase::Phase;

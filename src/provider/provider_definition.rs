@@ -47,4 +47,10 @@ impl Provider {
             None => self.projects_root.join(path.as_str()),
         }
     }
+
+    /// MARA's secrets project reads its own stack file, never the shared one: its secrets are
+    /// encrypted for its own stack.
+    pub fn keeps_own_stack_file(&self, project: &Project) -> bool {
+        self.secrets_project.as_ref() == Some(&project.path)
+    }
 }

@@ -61,6 +61,13 @@ impl Backend {
         files
     }
 
+    /// Every backend but the Pulumi Cloud service encrypts with a passphrase by default, one salt
+    /// per stack file: a file shared by several stacks then decrypts in all of them. The service
+    /// keys each stack separately.
+    pub fn uses_passphrase(&self) -> bool {
+        !(self.url.starts_with("https://") || self.url.starts_with("http://"))
+    }
+
     pub fn local_dir(&self) -> Option<&Path> {
         self.local_dir.as_deref()
     }

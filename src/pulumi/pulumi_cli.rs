@@ -137,7 +137,9 @@ impl ProjectCli for PulumiCli {
         .await
         .map_err(|err| format!("internal error: {err}"))??;
         if let Ok(mut files) = self.config_files.lock() {
-            files.insert(dir.clone(), self.config_file_for(&manifest));
+            // A project that keeps its own stack file (MARA's secrets project) gets no shared one.
+            let file = self.config_file_for(&manifest).filter(|_| !context.provider.keeps_own_stack_file(project));
+            files.insert(dir.clone(), file);
         }
         Ok(StackTarget { name: context.backend.qualified_stack(&manifest.name, &context.stack), exists, dir })
     }

@@ -20,6 +20,8 @@ pub struct SecretStore {
     stack_file: PathBuf,
     stack: String,
     project_name: String,
+    /// True when the secrets go to the stack file every project shares, not one stack's own.
+    shared: bool,
 }
 
 impl SecretStore {
@@ -54,6 +56,7 @@ impl SecretStore {
             stack_file,
             stack: stack.to_string(),
             project_name: manifest.name,
+            shared: !own_stack,
         }))
     }
 
@@ -63,16 +66,48 @@ impl SecretStore {
         Ok(config.keys().filter(|key| config.contains(key)).map(str::to_string).collect())
     }
 
-    /// The exact command a person runs to set `key` (it reads the value from stdin).
-    pub fn command_for(&self, key: &str, root: &Path) -> String {
-        let dir = self.project_dir.strip_prefix(root).unwrap_or(&self.project_dir);
-        let mut command =
-            format!("pulumi config set --secret {key} --stack {} --cwd {}", self.qualified_stack, dir.display());
-        if let Some(file) = &self.config_file {
-            let file = file.strip_prefix(root).unwrap_or(file);
-            command.push_str(&format!(" --config-file {}", file.display()));
+    /// True when the secrets go to the stack file every project reads, to be decrypted by every stack.
+    pub fn is_shared(&self) -> bool {
+        self.shared
+    }
+
+    /// The file the secrets end up in.
+    pub fn stack_file(&self) -> &Path {
+        &self.stack_file
+    }
+
+    /// The exact command a person runs, from the current folder, to set `key` (Pulumi asks for the
+    /// value, and for the passphrase when none is set): the backend and passphrase file the runner
+    /// would use, and the stack created first when it does not exist yet.
+    pub fn command_for(&self, key: &str, environment: &ChildEnvironment, backend: &Backend) -> String {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let shown = |path: &Path| shell_quote(&path.strip_prefix(&cwd).unwrap_or(path).display().to_string());
+        let mut prefix = String::new();
+        // What the runner's children get but the person's shell may not: the environment file's
+        // backend (or the runner's default one) and passphrase file.
+        for name in ["PULUMI_BACKEND_URL", "PULUMI_CONFIG_PASSPHRASE_FILE"] {
+            if let Some(value) = environment.get(name) {
+                if std::env::var(name).ok().as_deref() != Some(value) {
+                    prefix.push_str(&format!("{name}={} ", shell_quote(value)));
+                }
+            }
         }
-        command
+        let dir = shown(&self.project_dir);
+        let stack = &self.qualified_stack;
+        let mut set = format!("{prefix}pulumi config set --secret {key} --stack {stack} --cwd {dir}");
+        if let Some(file) = &self.config_file {
+            set.push_str(&format!(" --config-file {}", shown(file)));
+        }
+        let mut init = format!("{prefix}pulumi stack init {stack} --no-select --cwd {dir}");
+        // A file backend's folder must exist before Pulumi opens it.
+        if let Some(state) = backend.local_dir().filter(|state| !state.is_dir()) {
+            init = format!("mkdir -p {} && {init}", shown(state));
+        }
+        match backend.stack_exists(&self.project_name, &self.stack) {
+            Some(true) => set,
+            Some(false) => format!("{init} && {set}"),
+            None => format!("{{ {init} 2>/dev/null || true; }} && {set}"),
+        }
     }
 
     /// Stores `value` encrypted, creating the stack first when needed (`config set` requires one).
@@ -127,5 +162,18 @@ impl SecretStore {
             let stderr = String::from_utf8_lossy(&output.stderr).replace(value, crate::secrets::MASK);
             Err(UserError::Internal(format!("`pulumi config set --secret {key}` failed: {}", stderr.trim())))
         }
+    }
+}
+
+/// `value` as one shell word.
+fn shell_quote(value: &str) -> String {
+    let plain = !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '-' | '_' | ':' | '=' | '@' | ',' | '+'));
+    if plain {
+        value.to_string()
+    } else {
+        format!("'{}'", value.replace('\'', "'\\''"))
     }
 }

@@ -1,6 +1,7 @@
 //! One integration test binary: each module drives the real `runner` binary in a temporary repository.
 
 mod kube_api_server;
+mod mara_checkout;
 mod object_store;
 mod support;
 
@@ -14,6 +15,7 @@ mod hostile_input_test;
 mod https_gate_test;
 mod kubeconfig_care_test;
 mod local_provider_test;
+mod mara_checkout_test;
 mod module_layers_test;
 mod ordering_test;
 mod pko_export_test;
