@@ -3,18 +3,12 @@
 
 use std::time::{Duration, Instant};
 
-use crate::support::{path_with, real_pulumi_dir, Workspace};
+use crate::support::Workspace;
 
 const RESOURCES: usize = 60;
 
 fn many_workspace() -> Workspace {
-    let mut workspace = Workspace::new();
-    let (backend, home) = (workspace.path(".state"), workspace.path("home"));
-    workspace
-        .set_env("PATH", path_with(&real_pulumi_dir()))
-        .set_env("PULUMI_BACKEND_URL", format!("file://{}", backend.display()))
-        .set_env("PULUMI_CONFIG_PASSPHRASE", "integration-test-passphrase")
-        .set_env("HOME", home.display().to_string());
+    let workspace = Workspace::with_real_pulumi();
     let mut program = String::from("name: many\nruntime: yaml\nresources:\n");
     for i in 0..RESOURCES {
         program.push_str(&format!("  r{i}:\n    type: pulumi:index:Stash\n    properties:\n      input: {i}\n"));

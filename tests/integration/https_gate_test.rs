@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::support::{path_with, real_pulumi_dir, Workspace};
+use crate::support::Workspace;
 
 #[path = "../support/test_servers.rs"]
 mod test_servers;
@@ -96,13 +96,7 @@ fn an_https_gate_after_a_real_pulumi_up() {
         "{{ http = \"https://[::1]:{}/\", expect_body = \"ready\", ca_file = \"certs/ca.pem\", timeout = \"30s\", interval = \"200ms\" }}",
         address.port()
     );
-    let mut workspace = Workspace::new();
-    let (backend, home) = (workspace.path(".state"), workspace.path("home"));
-    workspace
-        .set_env("PATH", path_with(&real_pulumi_dir()))
-        .set_env("PULUMI_BACKEND_URL", format!("file://{}", backend.display()))
-        .set_env("PULUMI_CONFIG_PASSPHRASE", "integration-test-passphrase")
-        .set_env("HOME", home.display().to_string());
+    let workspace = Workspace::with_real_pulumi();
     workspace
         .provider("demo", &gated_provider(&gate))
         .file("certs/ca.pem", &ca.ca_pem)

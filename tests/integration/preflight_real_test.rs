@@ -1,17 +1,11 @@
 //! Against the real `pulumi`: a broken downstream project stops `up` before the upstream one
 //! is deployed (it used to be found only after).
 
-use crate::support::{path_with, real_pulumi_dir, Workspace};
+use crate::support::Workspace;
 
 #[test]
 fn a_broken_downstream_manifest_stops_up_before_anything_is_deployed() {
-    let mut workspace = Workspace::new();
-    let (backend, home) = (workspace.path(".state"), workspace.path("home"));
-    workspace
-        .set_env("PATH", path_with(&real_pulumi_dir()))
-        .set_env("PULUMI_BACKEND_URL", format!("file://{}", backend.display()))
-        .set_env("PULUMI_CONFIG_PASSPHRASE", "integration-test-passphrase")
-        .set_env("HOME", home.display().to_string());
+    let workspace = Workspace::with_real_pulumi();
     workspace
         .provider(
             "pair",
@@ -19,7 +13,7 @@ fn a_broken_downstream_manifest_stops_up_before_anything_is_deployed() {
         )
         .file("projects/first/Pulumi.yaml", "name: first\nruntime: yaml\noutputs:\n  greeting: hello\n")
         .file("projects/second/Pulumi.yaml", "name: second\nruntime: yaml\nresources: [unclosed\n");
-    std::fs::create_dir_all(&backend).unwrap();
+    std::fs::create_dir_all(workspace.path(".state")).unwrap();
     workspace
         .run(&["up", "--provider", "pair", "--stack", "dev", "--non-interactive"])
         .expect_code(2)

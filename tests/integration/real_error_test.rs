@@ -2,17 +2,11 @@
 
 use serde_json::Value;
 
-use crate::support::{path_with, real_pulumi_dir, Workspace};
+use crate::support::Workspace;
 
 #[test]
 fn the_programs_own_error_is_the_summary_the_diagnostics_and_the_junit_message() {
-    let mut workspace = Workspace::new();
-    let (backend, home) = (workspace.path(".state"), workspace.path("home"));
-    workspace
-        .set_env("PATH", path_with(&real_pulumi_dir()))
-        .set_env("PULUMI_BACKEND_URL", format!("file://{}", backend.display()))
-        .set_env("PULUMI_CONFIG_PASSPHRASE", "integration-test-passphrase")
-        .set_env("HOME", home.display().to_string());
+    let workspace = Workspace::with_real_pulumi();
     workspace.provider("bad", "[[project]]\npath = \"bad\"\nphase = \"infrastructure\"\n").file(
         "projects/bad/Pulumi.yaml",
         // The YAML language host reports this only on its stderr, in colour, whatever `--color` says.

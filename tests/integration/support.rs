@@ -37,6 +37,18 @@ impl Workspace {
         Self { dir, env: Vec::new() }
     }
 
+    /// A workspace that runs the real `pulumi` on a file backend and a `HOME` of its own.
+    pub fn with_real_pulumi() -> Self {
+        let mut workspace = Workspace::new();
+        let (backend, home) = (workspace.path(".state"), workspace.path("home"));
+        workspace
+            .set_env("PATH", path_with(&real_pulumi_dir()))
+            .set_env("PULUMI_BACKEND_URL", format!("file://{}", backend.display()))
+            .set_env("PULUMI_CONFIG_PASSPHRASE", "integration-test-passphrase")
+            .set_env("HOME", home.display().to_string());
+        workspace
+    }
+
     pub fn root(&self) -> &Path {
         self.dir.path()
     }

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::support::{path_with, real_pulumi_dir, Workspace};
+use crate::support::Workspace;
 
 fn lock_files(workspace: &Workspace) -> Vec<String> {
     workspace
@@ -15,13 +15,7 @@ fn lock_files(workspace: &Workspace) -> Vec<String> {
 
 #[test]
 fn a_lock_left_by_a_killed_runner_is_reported_first_and_unlock_runs_as_printed() {
-    let mut workspace = Workspace::new();
-    let (backend, home) = (workspace.path(".state"), workspace.path("home"));
-    workspace
-        .set_env("PATH", path_with(&real_pulumi_dir()))
-        .set_env("PULUMI_BACKEND_URL", format!("file://{}", backend.display()))
-        .set_env("PULUMI_CONFIG_PASSPHRASE", "integration-test-passphrase")
-        .set_env("HOME", home.display().to_string());
+    let workspace = Workspace::with_real_pulumi();
     workspace.provider("slow", "[[project]]\npath = \"slow\"\nphase = \"infrastructure\"\n").file(
         "projects/slow/Pulumi.yaml",
         "name: slow\nruntime: yaml\nvariables:\n  blocked:\n    fn::readFile: ./fifo\noutputs:\n  value: ${blocked}\n",
