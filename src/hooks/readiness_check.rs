@@ -188,6 +188,28 @@ mod tests {
         assert!(outcome.last_attempt.contains("exit code 3: not yet"), "{}", outcome.last_attempt);
     }
 
+    #[tokio::test]
+    async fn a_timed_out_command_gate_takes_its_whole_process_group_with_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("grandchild.pid");
+        // The attempt never ends by itself: its shell waits on a background grandchild.
+        let script = format!("sleep 300 & echo $! > {}; wait", pid_file.display());
+        let hanging = GateCheck::Command(vec!["sh".into(), "-c".into(), script]);
+        let outcome =
+            wait_until_ready(&gate(hanging, 500), dir.path(), &std::env::vars().collect(), &Cancellation::new()).await;
+        assert!(!outcome.passed, "{outcome:?}");
+        let pid: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while crate::cancel::process_alive(pid) && !zombie(pid) {
+            assert!(std::time::Instant::now() < deadline, "the gate's grandchild {pid} outlived its timeout");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn zombie(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| stat.contains(") Z "))
+    }
+
     struct GateCommand;
 
     impl GateCommand {
