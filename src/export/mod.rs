@@ -6,6 +6,7 @@ mod go_duration;
 mod operator_rules;
 mod pko_export;
 mod resource_name;
+mod stack_spec_fields;
 
 pub use git_source::{GitReference, GitSource};
 pub use go_duration::{format_go_duration, is_go_duration};
