@@ -12,5 +12,5 @@ if [ ! -f config/pulumi/environment ]; then
     cp config/pulumi/environment.example config/pulumi/environment
     echo "setup: wrote config/pulumi/environment from the example" >&2
 fi
-echo "setup: pulumi is in $pulumi_dir; add it to PATH to run runner yourself" >&2
+echo "setup: to run runner yourself: cargo install --locked --path . && export PATH=\"$pulumi_dir:\$PATH\"" >&2
 exec target/release/runner up --provider local --stack dev "$@"

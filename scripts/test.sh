@@ -11,14 +11,19 @@ command -v kubectl >/dev/null 2>&1 || {
     exit 1
 }
 command -v python3 >/dev/null 2>&1 || { echo "test: python3 is required by the pulumi test double" >&2; exit 1; }
-# `runner timeline` pictures are checked as a real browser draws them (headless Chromium).
-if ! command -v chromium >/dev/null 2>&1; then
-    echo "test: installing chromium (the timeline test renders SVG in it)" >&2
-    if [ "$(id -u)" = 0 ]; then
-        apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
-    else
-        sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
-    fi
+# Debian packages the tests drive: `runner timeline` pictures are checked as a real browser
+# draws them (chromium), `show --format dot` as graphviz lays it out (graphviz), and the screen a
+# person sees after Ctrl-C through tmux.
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v dot >/dev/null 2>&1 || missing+=(graphviz)
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "test: installing ${missing[*]} (Debian packages the tests use)" >&2
+    sudo_if_needed=()
+    [ "$(id -u)" = 0 ] || sudo_if_needed=(sudo)
+    "${sudo_if_needed[@]}" apt-get update
+    DEBIAN_FRONTEND=noninteractive "${sudo_if_needed[@]}" apt-get install -y "${missing[@]}"
 fi
 
 # The real Kubernetes API server (for `runner export pko`) and the S3-compatible object store

@@ -21,6 +21,7 @@ pub mod pulumi;
 pub mod render;
 pub mod report;
 pub mod secrets;
+pub mod text;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -7,6 +7,8 @@ pub struct OutputStyle {
     pub interactive_terminal: bool,
     /// Colour is allowed: a terminal and no `NO_COLOR`.
     pub color: bool,
+    /// stdout is a terminal too: what is printed there is read by a person, not a pipe.
+    pub stdout_terminal: bool,
 }
 
 impl OutputStyle {
@@ -14,10 +16,14 @@ impl OutputStyle {
         let terminal = std::io::stderr().is_terminal();
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
         let dumb = std::env::var("TERM").is_ok_and(|term| term == "dumb");
-        Self { interactive_terminal: terminal && !dumb, color: terminal && !no_color && !dumb }
+        Self {
+            interactive_terminal: terminal && !dumb,
+            color: terminal && !no_color && !dumb,
+            stdout_terminal: std::io::stdout().is_terminal(),
+        }
     }
 
     pub fn plain() -> Self {
-        Self { interactive_terminal: false, color: false }
+        Self { interactive_terminal: false, color: false, stdout_terminal: false }
     }
 }

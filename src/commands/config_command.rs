@@ -66,13 +66,7 @@ pub fn config_set(settings: &Settings, request: &ConfigSetSettings) -> Result<Ex
         .ok_or_else(|| {
             UserError::Usage(format!("provider `{}` has no project to keep secrets in", loaded.provider.name))
         })?;
-    let path = environment.get("PATH").map(str::to_string).unwrap_or_default();
-    let pulumi = which::which_in("pulumi", Some(path), std::env::current_dir().unwrap_or_default()).map_err(|_| {
-        UserError::ProgramMissing {
-            program: "pulumi".into(),
-            hint: "run `scripts/install-pulumi.sh` and put the folder it prints on PATH".into(),
-        }
-    })?;
+    let pulumi = super::pulumi_location::find_pulumi(&environment)?;
     let mask = crate::secrets::SecretMask::new([value.clone()]);
     store.store(&pulumi, &environment, &backend, &request.key, &value).map_err(|err| match err {
         UserError::Internal(message) => UserError::Internal(mask.apply(&message)),

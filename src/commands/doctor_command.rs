@@ -54,7 +54,7 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
             detail: if settings.root.is_mara_checkout() {
                 "not on PATH: install Pulumi (https://www.pulumi.com/docs/install/, or the runner repository's `scripts/install-pulumi.sh`) and put its folder on PATH".into()
             } else {
-                "not on PATH; run `scripts/install-pulumi.sh` and put the folder it prints on PATH".into()
+                format!("not on PATH; {}", super::pulumi_location::pulumi_missing_hint(&environment))
             },
         }),
     }

@@ -4,36 +4,118 @@ use std::time::{Duration, UNIX_EPOCH};
 use crate::cli::{HistorySettings, Settings};
 use crate::error::Result;
 use crate::exit_status::ExitStatus;
-use crate::history::{ProjectState, RunState, RunStore};
+use crate::history::{ProjectState, RunRecord, RunState, RunStore};
+use crate::text::counted;
 
-/// `runner history`: one line per recorded run, newest last.
+/// `runner history`: a header, then one line per recorded run, newest last, each with its result.
 pub fn history(settings: &Settings, history: &HistorySettings) -> Result<ExitStatus> {
-    let runs: Vec<_> = RunStore::new(&settings.root.state_dir())
+    let state_dir = settings.root.state_dir();
+    let runs: Vec<_> = RunStore::new(&state_dir)
         .runs()
         .into_iter()
         .filter(|run| history.stack.as_ref().is_none_or(|stack| &run.stack == stack))
         .collect();
+    if runs.is_empty() {
+        let which = history.stack.as_ref().map(|stack| format!(" of stack `{stack}`")).unwrap_or_default();
+        let shown = state_dir.strip_prefix(settings.root.path()).unwrap_or(&state_dir).join("history");
+        eprintln!(
+            "no runs{which} recorded yet in `{}`: `runner up`, `preview`, `refresh`, `destroy` and `drift` record theirs",
+            shown.display()
+        );
+        return Ok(ExitStatus::Success);
+    }
     let skip = runs.len().saturating_sub(history.limit);
-    let mut out = std::io::stdout().lock();
-    for run in runs.iter().skip(skip) {
+    let rows: Vec<HistoryRow> = runs.iter().skip(skip).map(HistoryRow::of).collect();
+    let _ = std::io::stdout().lock().write_all(history_table(&rows).as_bytes());
+    Ok(ExitStatus::Success)
+}
+
+/// One run as `history` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryRow {
+    pub run_id: String,
+    pub started: String,
+    pub operation: String,
+    pub provider: String,
+    pub stack: String,
+    pub result: String,
+    pub projects: String,
+}
+
+impl HistoryRow {
+    fn of(run: &RunRecord) -> Self {
         let started = humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs_f64(run.started.max(0.0)));
-        let failed = run.projects.iter().filter(|p| p.result != ProjectState::Succeeded).count();
         // A runner killed with `kill -9` cannot mark its run: a dead holder on this host says it.
         let abandoned = run.state == RunState::Running
             && run.host == crate::history::host_name()
             && !crate::history::process_alive(run.pid);
         let state = if abandoned { RunState::Interrupted } else { run.state };
-        let _ = writeln!(
-            out,
-            "{}  {started}  {:8} {:12} {:10} {:11} {} projects, {failed} not succeeded{}",
-            run.run_id,
-            run.operation,
-            run.provider,
-            run.stack,
-            state.as_str(),
-            run.projects.len(),
-            super::drift_status::drift_suffix(run)
-        );
+        let count = |state: ProjectState| run.projects.iter().filter(|p| p.result == state).count();
+        let failed = count(ProjectState::Failed);
+        let unfinished = run.projects.iter().filter(|p| p.result != ProjectState::Succeeded).count();
+        let result = match state {
+            RunState::Running => "running".to_string(),
+            RunState::Interrupted => "interrupted".to_string(),
+            RunState::Finished if failed > 0 => format!("failed ({failed} of {})", run.projects.len()),
+            RunState::Finished if unfinished > 0 => format!("incomplete ({unfinished} not run)"),
+            RunState::Finished => "succeeded".to_string(),
+        };
+        Self {
+            run_id: run.run_id.clone(),
+            started: started.to_string(),
+            operation: run.operation.to_string(),
+            provider: run.provider.clone(),
+            stack: run.stack.clone(),
+            result: format!("{result}{}", super::drift_status::drift_suffix(run)),
+            projects: counted(run.projects.len(), "project"),
+        }
     }
-    Ok(ExitStatus::Success)
+}
+
+/// The rows under a header, each column as wide as its widest cell.
+pub fn history_table(rows: &[HistoryRow]) -> String {
+    let header = ["run", "started", "operation", "provider", "stack", "result", "projects"];
+    let cells: Vec<[&str; 7]> = rows
+        .iter()
+        .map(|row| {
+            [&row.run_id, &row.started, &row.operation, &row.provider, &row.stack, &row.result, &row.projects]
+                .map(String::as_str)
+        })
+        .collect();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|column| cells.iter().map(|row| row[column].len()).chain([header[column].len()]).max().unwrap_or(0))
+        .collect();
+    let line = |row: [&str; 7]| {
+        let text: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:width$}")).collect();
+        format!("{}\n", text.join("  ").trim_end())
+    };
+    std::iter::once(line(header)).chain(cells.into_iter().map(line)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(run_id: &str, operation: &str, result: &str, projects: usize) -> HistoryRow {
+        HistoryRow {
+            run_id: run_id.into(),
+            started: "2026-11-24T01:55:00Z".into(),
+            operation: operation.into(),
+            provider: "local".into(),
+            stack: "dev".into(),
+            result: result.into(),
+            projects: counted(projects, "project"),
+        }
+    }
+
+    #[test]
+    fn history_lists_each_run_with_its_result_under_a_header() {
+        let rows = [
+            row("20261124T015500Z-101", "up", "succeeded", 6),
+            row("20261124T015800Z-102", "up", "failed (1 of 6)", 6),
+            row("20261124T020100Z-103", "preview", "interrupted", 1),
+            row("20261124T020300Z-104", "drift", "succeeded, 1 drifted", 6),
+        ];
+        insta::assert_snapshot!(history_table(&rows));
+    }
 }

@@ -15,7 +15,7 @@ pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitSta
     let environment = ChildEnvironment::build(std::env::vars(), &outputs.stack.environment, &settings.root);
     let backend = Backend::from_environment(&environment);
     let selected = super::select_with_affected(settings, &loaded, &outputs.selection, Some(&outputs.stack.stack))?;
-    let pulumi = super::run_command::find_pulumi(&environment)?;
+    let pulumi = super::pulumi_location::find_pulumi(&environment)?;
     let plan = ExecutionPlan::new(&loaded.graph, Operation::Up, &selected);
     let projects: Vec<_> = plan.order.iter().map(|&node| loaded.graph.project(node)).collect();
     let mask = SecretMask::new(environment.secret_values());

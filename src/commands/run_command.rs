@@ -39,7 +39,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let store = RunStore::new(&settings.root.state_dir());
     let selected = select_projects(settings, run, &loaded, &store)?;
     let pending = preflight_and_gather(settings, run, &loaded, &check, &environment, &backend, &selected)?;
-    let pulumi = find_pulumi(&environment)?;
+    let pulumi = super::pulumi_location::find_pulumi(&environment)?;
     let plan = super::planned(settings, &loaded, run.operation, &selected, Some(&run.stack.stack), &run.pools)?;
     if !run.targets.is_empty() && plan.len() != 1 {
         return Err(UserError::Usage(format!(
@@ -47,8 +47,12 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
             plan.len()
         )));
     }
-    if run.operation == Operation::Destroy && !run.yes {
-        confirm_destroy(run, plan.len())?;
+    if run.operation == Operation::Destroy
+        && !run.yes
+        && !super::destroy_confirmation::confirm_destroy(settings, run, &loaded, &plan)?
+    {
+        eprintln!("nothing destroyed");
+        return Ok(ExitStatus::Success);
     }
     let keep = history_keep(&environment)?;
     let lock = lock_stack(settings, run, &loaded, &store)?;
@@ -86,7 +90,8 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let (summary, history_error) = execute_plan(settings, run, &loaded, plan, cli, store.clone())?;
     report_stack_locks(&loaded, &backend, &run.stack.stack, &summary);
     drop(lock);
-    let status = finish_run(run, &summary)?;
+    let table_on_stdout = !(settings.style.interactive_terminal && settings.style.stdout_terminal);
+    let status = finish_run(run, &summary, table_on_stdout)?;
     let status = super::history_failure::with_history_error(status, &history_error);
     let changes = super::run_changes::report_changes(run, &summary, &store)?;
     if run.operation == Operation::Up {
@@ -102,6 +107,10 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         };
         super::run_changes::print_shown_outputs(&reader, &summary);
     }
+    let resume =
+        format!("runner {} --provider {} --stack {} --resume", run.operation, loaded.provider.name, run.stack.stack);
+    let cwd = std::env::current_dir().ok();
+    eprint!("{}", report::run_footer(&summary, &resume, cwd.as_deref()));
     if status == ExitStatus::Success && super::run_changes::changes_fail_the_run(run, changes.as_ref()) {
         return Ok(ExitStatus::ChangesFound);
     }
@@ -200,6 +209,7 @@ fn execute_plan(
         .enable_all()
         .build()
         .map_err(|err| UserError::Internal(format!("cannot start the async runtime: {err}")))?;
+    let quiet_keyboard = settings.style.interactive_terminal;
     let summary = runtime.block_on(async move {
         let (events, receiver) = EventSender::channel(EVENT_BUFFER);
         // Reporters write files (logs, history, reports): they get a thread of their own, off
@@ -209,7 +219,11 @@ fn execute_plan(
             handle.block_on(report::dispatch_events(receiver, reporters, mask, eta))
         });
         let cancellation = Cancellation::new();
-        let signals = tokio::spawn(forward_signals(cancellation.clone(), events.clone()));
+        // Signals are caught before keyboard echo goes off, so every Ctrl-C that can find echo
+        // off ends in a run that restores it.
+        let listeners = signal_listeners();
+        let _keyboard = quiet_keyboard.then(crate::prompt::QuietKeyboard::start);
+        let signals = tokio::spawn(forward_signals(listeners, cancellation.clone(), events.clone()));
         events.send(ExecutionEvent::RunStarted(info)).await;
         let executor = Executor::new(graph, plan, lifecycle, run.parallelism, run.fail_fast);
         executor.run(events, cancellation).await;
@@ -268,13 +282,16 @@ fn mask_error(err: UserError, mask: &SecretMask) -> UserError {
     }
 }
 
-/// First Ctrl-C or SIGTERM: cancel gracefully. Second: kill.
-async fn forward_signals(cancellation: Cancellation, events: EventSender) {
+type SignalListeners = Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>;
+
+fn signal_listeners() -> SignalListeners {
     use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut interrupt), Ok(mut terminate)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
-    else {
-        return;
-    };
+    signal(SignalKind::interrupt()).ok().zip(signal(SignalKind::terminate()).ok())
+}
+
+/// First Ctrl-C or SIGTERM: cancel gracefully. Second: kill.
+async fn forward_signals(listeners: SignalListeners, cancellation: Cancellation, events: EventSender) {
+    let Some((mut interrupt, mut terminate)) = listeners else { return };
     loop {
         tokio::select! {
             _ = interrupt.recv() => {}
@@ -285,31 +302,6 @@ async fn forward_signals(cancellation: Cancellation, events: EventSender) {
         events.send(ExecutionEvent::Interrupting { kill }).await;
         cancellation.escalate_next();
     }
-}
-
-fn confirm_destroy(run: &RunSettings, projects: usize) -> Result<()> {
-    if !run.interactive {
-        return Err(UserError::ConfirmationRequired { operation: "destroy".into() });
-    }
-    let confirmed = dialoguer::Confirm::new()
-        .with_prompt(format!("Destroy every resource of {projects} projects in stack `{}`?", run.stack.stack))
-        .default(false)
-        .interact()
-        .map_err(|err| UserError::Usage(format!("cannot read the answer: {err}")))?;
-    if confirmed {
-        Ok(())
-    } else {
-        Err(UserError::Usage("destroy cancelled: nothing was changed".into()))
-    }
-}
-
-pub(super) fn find_pulumi(environment: &ChildEnvironment) -> Result<PathBuf> {
-    let path = environment.get("PATH").map(str::to_string).unwrap_or_default();
-    let cwd = std::env::current_dir().unwrap_or_default();
-    which::which_in("pulumi", Some(path), cwd).map_err(|_| UserError::ProgramMissing {
-        program: "pulumi".into(),
-        hint: "run `scripts/install-pulumi.sh` and put the folder it prints on PATH".into(),
-    })
 }
 
 /// Sortable and unique enough for one machine: UTC time plus the process id.

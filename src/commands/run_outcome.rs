@@ -31,12 +31,16 @@ pub fn report_stack_locks(loaded: &LoadedProvider, backend: &Backend, stack: &st
 }
 
 /// Prints the failures and the table, writes the requested reports, and maps the run to its exit status.
-pub fn finish_run(run: &RunSettings, summary: &RunSummary) -> Result<ExitStatus> {
+/// The table is data for stdout; on the terminal that already shows a line per project it would
+/// only repeat them, so `table_on_stdout` is false there.
+pub fn finish_run(run: &RunSettings, summary: &RunSummary, table_on_stdout: bool) -> Result<ExitStatus> {
     let failures = summary.failures();
     if !failures.is_empty() {
         eprint!("{failures}");
     }
-    print!("{}", summary.table());
+    if table_on_stdout {
+        print!("{}", summary.table());
+    }
     for target in &run.reports {
         match target {
             ReportTarget::Json(path) => report::write_json_report(summary, path)?,

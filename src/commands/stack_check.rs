@@ -75,7 +75,8 @@ impl StackCheck {
                 defaults_to_write.push(("kubernetes:infra_type".into(), infra_type.clone()));
             }
         }
-        let warnings = config.float_warnings();
+        let mut warnings = config.float_warnings();
+        warnings.extend(missing_environment_file(settings, stack));
         Ok(Self { config, warnings, defaults_to_write, missing, missing_secrets, absent })
     }
 
@@ -86,4 +87,27 @@ impl StackCheck {
             Err(UserError::MissingConfig { stack: stack.to_string(), missing: self.missing.clone() })
         }
     }
+}
+
+/// Without the environment file a run still works from the process environment, but the
+/// passphrase, the backend and `KUBECONFIG` the user meant to set are silently not there.
+fn missing_environment_file(settings: &Settings, stack: &StackSettings) -> Option<StackConfigWarning> {
+    let path = stack.environment.path();
+    if path.exists() {
+        return None;
+    }
+    let relative =
+        |path: &std::path::Path| path.strip_prefix(settings.root.path()).unwrap_or(path).display().to_string();
+    let example = path.with_file_name("environment.example");
+    let start = if example.exists() {
+        format!("start one with `cp {} {}`", relative(&example), relative(path))
+    } else {
+        format!("create `{}` with `PULUMI_STACK=...` and the backend's settings", relative(path))
+    };
+    Some(StackConfigWarning {
+        location: crate::error::Location::file(relative(path)),
+        message: format!(
+            "no environment file: the passphrase, the backend and `KUBECONFIG` come only from the process environment; {start}"
+        ),
+    })
 }

@@ -27,6 +27,14 @@ pub struct RunInfo {
     pub started: SystemTime,
 }
 
+/// A kubeconfig context an `on_success` hook installed: the end of a run says where it went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstalledKubeconfig {
+    pub project: ProjectPath,
+    pub context: String,
+    pub file: PathBuf,
+}
+
 /// Everything that happens during a run. Reporters consume these; they never touch processes.
 #[derive(Debug, Clone)]
 pub enum ExecutionEvent {
@@ -52,6 +60,7 @@ pub enum ExecutionEvent {
         message: String,
     },
     ProjectFinished(ProjectReport),
+    KubeconfigInstalled(InstalledKubeconfig),
     /// The user asked to stop; `level` tells whether running processes are being killed.
     Interrupting {
         kill: bool,

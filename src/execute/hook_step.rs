@@ -1,4 +1,6 @@
-use super::{EventSender, ExecutionEvent, ProjectCli, ProjectLifecycle, StackOutputs, StackTarget};
+use super::{
+    EventSender, ExecutionEvent, InstalledKubeconfig, ProjectCli, ProjectLifecycle, StackOutputs, StackTarget,
+};
 use crate::hooks;
 use crate::provider::{HookSpec, Project};
 
@@ -32,9 +34,12 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message: hook.describe() }).await;
             match hook {
                 HookSpec::Kubeconfig { output, switch_context } => {
-                    for message in self.install_kubeconfig(output, *switch_context, &outputs).await? {
+                    let (notes, installed) =
+                        self.install_kubeconfig(project, output, *switch_context, &outputs).await?;
+                    for message in notes {
                         events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
                     }
+                    events.send(ExecutionEvent::KubeconfigInstalled(installed)).await;
                 }
                 HookSpec::Command { argv, timeout } => {
                     hooks::run_command_hook(argv, *timeout, &stack.dir, &self.context.environment, &outputs)
@@ -50,10 +55,11 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
     /// up and what was replaced.
     async fn install_kubeconfig(
         &self,
+        project: &Project,
         output: &str,
         switch_context: bool,
         outputs: &StackOutputs,
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<(Vec<String>, InstalledKubeconfig), String> {
         let value = outputs
             .get(output)
             .ok_or_else(|| format!("stack output `{output}` does not exist; the kubeconfig hook needs it"))?;
@@ -62,6 +68,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         let variable = |key: &str| environment.get(key).filter(|value| !value.is_empty()).cloned();
         let target = hooks::kubeconfig_target(&variable).map_err(|err| format!("kubeconfig hook: {err}"))?;
         let shown = target.display().to_string();
+        let file = target.clone();
         let installed = tokio::task::spawn_blocking(move || {
             hooks::install_kubeconfig_with_care(&target, &kubeconfig, switch_context)
         })
@@ -70,6 +77,6 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         .map_err(|err| format!("kubeconfig hook: {err}"))?;
         let mut notes = hooks::kubeconfig_notes(&installed);
         notes.push(format!("kubeconfig context `{}` installed in `{shown}`", installed.context));
-        Ok(notes)
+        Ok((notes, InstalledKubeconfig { project: project.path.clone(), context: installed.context, file }))
     }
 }

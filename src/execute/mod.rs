@@ -13,7 +13,7 @@ mod retry_step;
 mod schedule;
 
 pub use crate::cancel::{CancelLevel, Cancellation};
-pub use execution_event::{EventSender, ExecutionEvent, OutputStream, RunInfo};
+pub use execution_event::{EventSender, ExecutionEvent, InstalledKubeconfig, OutputStream, RunInfo};
 pub use executor::Executor;
 pub use operation_progress::{OperationProgress, ResourceChanges};
 pub use project_cli::{OperationOutcome, ProjectCli, StackOutputs, StackTarget};

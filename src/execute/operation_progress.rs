@@ -15,6 +15,35 @@ impl ResourceChanges {
     pub fn total_changed(&self) -> u64 {
         self.created + self.updated + self.deleted + self.replaced
     }
+
+    /// `3 created, 1 updated, 20 unchanged`: the counts that are not zero, in the words and
+    /// from the numbers the end-of-run table uses, so the live line and the table agree.
+    pub fn brief(&self) -> String {
+        let parts: Vec<String> = [
+            (self.created, "created"),
+            (self.replaced, "replaced"),
+            (self.updated, "updated"),
+            (self.deleted, "deleted"),
+            (self.unchanged, "unchanged"),
+        ]
+        .into_iter()
+        .filter(|(count, _)| *count > 0)
+        .map(|(count, word)| format!("{count} {word}"))
+        .collect();
+        parts.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ResourceChanges;
+
+    #[test]
+    fn brief_names_only_what_happened() {
+        assert_eq!(ResourceChanges::default().brief(), "");
+        let changes = ResourceChanges { created: 3, updated: 1, unchanged: 20, ..Default::default() };
+        assert_eq!(changes.brief(), "3 created, 1 updated, 20 unchanged");
+    }
 }
 
 /// What the CLI said so far about one operation: drives progress lines and the summary.

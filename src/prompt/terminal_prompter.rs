@@ -5,14 +5,26 @@ use crate::error::{Result, UserError};
 use crate::provider::{ConfigKey, ValueKind};
 
 /// Asks one clear question at a time on the terminal. Only used when the run is interactive.
+/// While it lives, Ctrl-C restores the terminal before the runner exits.
 pub struct TerminalPrompter {
     theme: Box<dyn Theme>,
+    _interrupt: super::PromptInterruptGuard,
 }
 
 impl TerminalPrompter {
     pub fn new(color: bool) -> Self {
         let theme: Box<dyn Theme> = if color { Box::new(ColorfulTheme::default()) } else { Box::new(SimpleTheme) };
-        Self { theme }
+        Self { theme, _interrupt: super::PromptInterruptGuard::install() }
+    }
+
+    /// The answer must be typed exactly (a stack name before `destroy`); anything else is a no.
+    pub fn typed_confirmation(&self, prompt: &str, expected: &str) -> Result<bool> {
+        let answer = Input::<String>::with_theme(self.theme.as_ref())
+            .with_prompt(prompt)
+            .allow_empty(true)
+            .interact_text()
+            .map_err(prompt_error)?;
+        Ok(answer.trim() == expected)
     }
 
     /// A configuration value: choices as a list, integers and booleans re-asked until they parse.
@@ -76,7 +88,14 @@ fn parse_bool(text: &str) -> Option<bool> {
     }
 }
 
+/// Ctrl-C in a prompt reading keys one by one arrives as an interrupted read, not a signal: the
+/// prompt may have hidden the cursor, so it is shown again before the runner exits with 130.
 fn prompt_error(err: dialoguer::Error) -> UserError {
+    let dialoguer::Error::IO(io) = &err;
+    if io.kind() == std::io::ErrorKind::Interrupted {
+        super::restore_terminal();
+        return UserError::Interrupted;
+    }
     UserError::Usage(format!("cannot read the answer from the terminal: {err}"))
 }
 

@@ -29,6 +29,16 @@ pub fn failure_diagnostics(operation: Operation, outcome: &ProcessOutcome) -> Fa
     let summary = match (&outcome.exit, first_line) {
         (ExitState::SpawnFailed(reason), _) => format!("could not start `pulumi`: {reason}"),
         (_, Some(first)) => first.trim().to_string(),
+        (exit, None) if outcome.cancelled => {
+            format!(
+                "`pulumi {}` stopped when the run was interrupted ({})",
+                operation.pulumi_command().join(" "),
+                exit.describe()
+            )
+        }
+        (ExitState::Signaled(_), None) => {
+            format!("`pulumi {}` was stopped by {}", operation.pulumi_command().join(" "), outcome.exit.describe())
+        }
         (exit, None) => format!("`pulumi {}` ended with {}", operation.pulumi_command().join(" "), exit.describe()),
     };
     FailureDetail { summary, diagnostics, log_tail: outcome.output_tail.clone(), log_path: None }

@@ -41,9 +41,22 @@ impl ExitState {
     pub fn describe(&self) -> String {
         match self {
             ExitState::Exited(code) => format!("exit code {code}"),
-            ExitState::Signaled(signal) => format!("killed by signal {signal}"),
+            ExitState::Signaled(signal) => format!("signal {signal}{}", signal_name(*signal)),
             ExitState::SpawnFailed(reason) => format!("could not start: {reason}"),
         }
+    }
+}
+
+/// ` (SIGINT)`: the name people know a signal by, when it is a common one.
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGINT => " (SIGINT)",
+        libc::SIGTERM => " (SIGTERM)",
+        libc::SIGKILL => " (SIGKILL)",
+        libc::SIGHUP => " (SIGHUP)",
+        libc::SIGSEGV => " (SIGSEGV)",
+        libc::SIGABRT => " (SIGABRT)",
+        _ => "",
     }
 }
 

@@ -43,9 +43,9 @@ impl PlainReporter {
     pub fn line(&self, event: &ExecutionEvent, timestamp: &str) -> Option<String> {
         let line = match event {
             ExecutionEvent::RunStarted(info) => format!(
-                "{} {} projects of `{}` on stack `{}` (parallelism {}), logs in {}",
+                "{} {} of `{}` on stack `{}` (parallelism {}), logs in {}",
                 info.operation,
-                info.projects.len(),
+                crate::text::counted(info.projects.len(), "project"),
                 info.provider,
                 info.stack,
                 info.parallelism,

@@ -5,8 +5,12 @@
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::{json_report::json_text, junit_report::junit_xml, PlainReporter, Reporter, RunSummary};
-use crate::execute::{ExecutionEvent, FailureDetail, OutputStream, ProjectReport, ProjectResult, RunInfo};
+use super::{json_report::json_text, junit_report::junit_xml, run_footer, PlainReporter, Reporter, RunSummary};
+use super::{terminal_reporter::progress_status, TerminalReporter};
+use crate::execute::{
+    ExecutionEvent, FailureDetail, InstalledKubeconfig, OperationProgress, OutputStream, ProjectReport, ProjectResult,
+    RunInfo,
+};
 use crate::plan::Operation;
 use crate::provider::ProjectPath;
 
@@ -79,6 +83,11 @@ fn success_events() -> Vec<ExecutionEvent> {
             message: "attempt 1 failed (the stack is currently locked); retrying in 5s".into(),
         },
         started("infrastructure/cluster", 2, 47_400),
+        ExecutionEvent::KubeconfigInstalled(InstalledKubeconfig {
+            project: path("infrastructure/cluster"),
+            context: "mara-dev".into(),
+            file: PathBuf::from("/home/someone/.kube/config"),
+        }),
         finished(cluster),
         started("kubernetes/app", 1, 164_000),
         finished(app),
@@ -198,6 +207,21 @@ macro_rules! scenario_tests {
             }
 
             #[test]
+            fn footer() {
+                let resume = "runner up --provider aws --stack dev --resume";
+                let cwd = std::path::Path::new("/home/someone/mara");
+                check(concat!("footer_", stringify!($scenario)), &run_footer(&summary_of(&$events()), resume, Some(cwd)));
+            }
+
+            #[test]
+            fn terminal_lines() {
+                let mut reporter = TerminalReporter::hidden(100);
+                reporter.on_event(&$events()[0]);
+                let lines: Vec<String> = summary_of(&$events()).ordered().into_iter().map(|r| reporter.finished_line(r)).collect();
+                check(concat!("terminal_", stringify!($scenario)), &lines.join("\n"));
+            }
+
+            #[test]
             fn json_report() {
                 check(concat!("json_", stringify!($scenario)), &json_text(&summary_of(&$events())).unwrap());
             }
@@ -235,4 +259,25 @@ fn the_junit_failure_message_is_the_failure_summary() {
     let xml = junit_xml(&summary).unwrap();
     let expected = &summary.reports.iter().find_map(|report| report.failure.as_ref()).unwrap().summary;
     assert!(xml.contains(&format!("<failure message=\"{expected}\"")), "{xml}");
+}
+
+#[test]
+fn the_live_count_uses_the_numbers_the_table_shows() {
+    let mut progress = OperationProgress { steps_seen: 5, steps_done: 4, ..Default::default() };
+    progress.observed.created = 2;
+    progress.observed.unchanged = 2;
+    assert_eq!(progress_status(&progress), "2 created, 2 unchanged, 1 in progress");
+    assert_eq!(progress_status(&OperationProgress::default()), "starting");
+}
+
+#[test]
+fn live_lines_use_the_width_and_cut_long_status_in_the_middle() {
+    let mut narrow = TerminalReporter::hidden(60);
+    narrow.on_event(&run_started(&["kubernetes/applications/demo"]));
+    let status = "creating stack `organization/local-registry-with-a-long-name/dev`";
+    let message = narrow.live_message(status);
+    assert!(console::measure_text_width(&message) <= 60 - 11 - 28, "{message}");
+    assert!(message.starts_with("creating") && message.ends_with("/dev`"), "{message}");
+    let wide = TerminalReporter::hidden(200);
+    assert_eq!(wide.live_message(status), status, "a wide terminal shows it whole");
 }

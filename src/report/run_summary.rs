@@ -2,7 +2,7 @@ use std::fmt::Write;
 use std::time::{Duration, SystemTime};
 
 use super::Reporter;
-use crate::execute::{ExecutionEvent, ProjectReport, ProjectResult, RunInfo};
+use crate::execute::{ExecutionEvent, InstalledKubeconfig, ProjectReport, ProjectResult, RunInfo};
 
 /// Collects the run as it happens; the end-of-run table and the report files are drawn from it.
 #[derive(Debug, Default, Clone)]
@@ -11,6 +11,8 @@ pub struct RunSummary {
     pub reports: Vec<ProjectReport>,
     pub finished: Option<SystemTime>,
     pub interrupted: bool,
+    /// Contexts the `on_success` hooks installed, in the order they were.
+    pub kubeconfigs: Vec<InstalledKubeconfig>,
 }
 
 impl Reporter for RunSummary {
@@ -18,6 +20,7 @@ impl Reporter for RunSummary {
         match event {
             ExecutionEvent::RunStarted(info) => self.info = Some(info.clone()),
             ExecutionEvent::ProjectFinished(report) => self.reports.push(report.clone()),
+            ExecutionEvent::KubeconfigInstalled(installed) => self.kubeconfigs.push(installed.clone()),
             ExecutionEvent::RunFinished { at, interrupted } => {
                 self.finished = Some(*at);
                 self.interrupted = *interrupted;
@@ -75,7 +78,7 @@ impl RunSummary {
                 "{:width$}  {:9}  {:>8}  {:>7} {:>7} {:>7} {:>9}",
                 report.project.as_str(),
                 report.result.as_str(),
-                format_duration(report.duration),
+                if report.started.is_some() { format_duration(report.duration) } else { "-".into() },
                 changes.created + changes.replaced,
                 changes.updated,
                 changes.deleted,

@@ -6,17 +6,28 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::run_summary::format_duration;
 use super::Reporter;
-use crate::execute::{ExecutionEvent, ProjectReport, ProjectResult};
+use crate::execute::{ExecutionEvent, OperationProgress, ProjectReport, ProjectResult};
 use crate::provider::ProjectPath;
+use crate::text::{counted, fit_middle, fit_path};
+
+/// Columns the spinner, the gaps and the elapsed time take on a live line.
+const LIVE_CHROME: usize = 2 + 2 + 1 + 6;
+/// A project path never takes more than this share of the line, so its status stays readable.
+const MAX_PATH_SHARE: usize = 2;
 
 /// For a person at a terminal: a live line per running project with its resource progress,
-/// and a finished line per project with result and duration.
+/// and a finished line per project with result and duration. Lines use the terminal's whole
+/// width; what does not fit is cut in the middle, never at an arbitrary column.
 pub struct TerminalReporter {
     multi: MultiProgress,
     bars: HashMap<ProjectPath, ProgressBar>,
-    width: usize,
+    /// The last full status of each running project, refitted when the terminal is resized.
+    status: HashMap<ProjectPath, String>,
+    path_width: usize,
     verbose: bool,
     color: bool,
+    /// Columns of the terminal; `None` asks the terminal each time (a test fixes it).
+    fixed_columns: Option<usize>,
     /// `about 3m10s left (5 of 15 done)`, below the running projects, once the history knows.
     eta: Option<ProgressBar>,
 }
@@ -24,13 +35,38 @@ pub struct TerminalReporter {
 impl TerminalReporter {
     pub fn new(verbose: bool, color: bool) -> Self {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(8));
-        Self { multi, bars: HashMap::new(), width: 20, verbose, color, eta: None }
+        Self {
+            multi,
+            bars: HashMap::new(),
+            status: HashMap::new(),
+            path_width: 20,
+            verbose,
+            color,
+            fixed_columns: None,
+            eta: None,
+        }
+    }
+
+    /// A reporter drawing nowhere, `columns` wide: for tests of the lines it makes.
+    pub fn hidden(columns: usize) -> Self {
+        let mut reporter = Self::new(false, false);
+        reporter.multi.set_draw_target(ProgressDrawTarget::hidden());
+        reporter.fixed_columns = Some(columns);
+        reporter
+    }
+
+    fn columns(&self) -> usize {
+        self.fixed_columns.unwrap_or_else(|| usize::from(console::Term::stderr().size().1)).max(20)
     }
 
     /// `color` was decided once from the terminal and `NO_COLOR` (see `OutputStyle`); forcing it
     /// either way keeps console's own detection from disagreeing with the rest of the output.
     fn style(&self) -> Style {
         Style::new().for_stderr().force_styling(self.color)
+    }
+
+    fn shown_path(&self, project: &ProjectPath) -> String {
+        format!("{:width$}", fit_path(project.as_str(), self.path_width), width = self.path_width)
     }
 
     /// The line left on screen when a project ends: mark, project, result, duration and why.
@@ -42,23 +78,26 @@ impl TerminalReporter {
             ProjectResult::Skipped => style.yellow().apply_to("-"),
             ProjectResult::Cancelled => style.yellow().apply_to("!"),
         };
-        let mut line = format!(
-            "{mark} {:width$}  {:9} {:>7}",
-            report.project.as_str(),
-            report.result.as_str(),
-            if report.started.is_some() { format_duration(report.duration) } else { String::new() },
-            width = self.width
-        );
-        if report.changes.total_changed() > 0 {
-            line.push_str(&format!("  {} changed", report.changes.total_changed()));
+        let duration = if report.started.is_some() { format_duration(report.duration) } else { String::new() };
+        let head = format!("{} {:9} {:>7}", self.shown_path(&report.project), report.result.as_str(), duration);
+        let mut why = Vec::new();
+        let changes = report.changes.brief();
+        if !changes.is_empty() && report.result != ProjectResult::Skipped {
+            why.push(changes);
         }
-        if let Some(reason) = &report.reason {
-            line.push_str(&format!("  {reason}"));
+        why.extend(report.reason.clone());
+        // A cancelled project's reason says it all; its exit status is in the log.
+        if report.result != ProjectResult::Cancelled {
+            why.extend(report.failure.as_ref().map(|failure| failure.summary.clone()));
         }
-        if let Some(failure) = &report.failure {
-            line.push_str(&format!("  {}", failure.summary));
-        }
-        line
+        let room = self.columns().saturating_sub(2 + console::measure_text_width(&head) + 2);
+        let tail = if why.is_empty() { String::new() } else { format!("  {}", fit_middle(&why.join("; "), room)) };
+        format!("{mark} {head}{tail}")
+    }
+
+    /// What a running project is doing, fitted to the room its live line has.
+    pub fn live_message(&self, status: &str) -> String {
+        fit_middle(status, self.columns().saturating_sub(LIVE_CHROME + self.path_width))
     }
 
     pub fn interrupting_line(&self, kill: bool) -> String {
@@ -70,11 +109,46 @@ impl TerminalReporter {
         self.style().yellow().apply_to(text).to_string()
     }
 
-    fn bar_style(&self) -> ProgressStyle {
-        let template = format!("{{spinner}} {{prefix:{}}}  {{msg:20}} {{elapsed:>5}}", self.width);
-        ProgressStyle::with_template(&template)
+    fn bar_style() -> ProgressStyle {
+        ProgressStyle::with_template("{spinner} {prefix}  {msg} {elapsed:>5}")
             .unwrap_or_else(|_| ProgressStyle::default_spinner())
             .tick_chars("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏ ")
+    }
+
+    fn set_status(&mut self, project: &ProjectPath, status: String) {
+        if let Some(bar) = self.bars.get(project) {
+            bar.set_message(self.live_message(&status));
+        }
+        self.status.insert(project.clone(), status);
+    }
+
+    fn clear_live_area(&mut self) {
+        for (_, bar) in self.bars.drain() {
+            bar.finish_and_clear();
+        }
+        if let Some(bar) = self.eta.take() {
+            bar.finish_and_clear();
+        }
+        self.status.clear();
+        let _ = self.multi.clear();
+    }
+}
+
+/// `2 created, 3 unchanged, 1 in progress`: the numbers the table will show, as they grow.
+pub fn progress_status(progress: &OperationProgress) -> String {
+    let mut parts = vec![progress.changes().brief()];
+    let running = progress.steps_seen.saturating_sub(progress.steps_done + progress.steps_failed);
+    if running > 0 {
+        parts.push(format!("{running} in progress"));
+    }
+    if progress.steps_failed > 0 {
+        parts.push(format!("{} failed", progress.steps_failed));
+    }
+    parts.retain(|part| !part.is_empty());
+    if parts.is_empty() {
+        "starting".into()
+    } else {
+        parts.join(", ")
     }
 }
 
@@ -82,35 +156,31 @@ impl Reporter for TerminalReporter {
     fn on_event(&mut self, event: &ExecutionEvent) {
         match event {
             ExecutionEvent::RunStarted(info) => {
-                self.width = info.projects.iter().map(|p| p.as_str().len()).max().unwrap_or(20);
+                let longest = info.projects.iter().map(|p| p.as_str().len()).max().unwrap_or(20);
+                self.path_width = longest.min(self.columns() / MAX_PATH_SHARE);
                 let _ = self.multi.println(format!(
-                    "{} {} projects of `{}` on stack `{}`, up to {} at once",
+                    "{} {} of `{}` on stack `{}`, up to {} at once",
                     info.operation,
-                    info.projects.len(),
+                    counted(info.projects.len(), "project"),
                     info.provider,
                     info.stack,
                     info.parallelism
                 ));
             }
             ExecutionEvent::ProjectStarted { project, attempt, .. } => {
-                let style = self.bar_style();
                 let multi = self.multi.clone();
+                let prefix = self.shown_path(project);
                 let bar = self.bars.entry(project.clone()).or_insert_with(|| multi.add(ProgressBar::new_spinner()));
-                bar.set_style(style);
-                bar.set_prefix(project.to_string());
-                bar.set_message(if *attempt > 1 { format!("attempt {attempt}") } else { "starting".into() });
+                bar.set_style(Self::bar_style());
+                bar.set_prefix(prefix);
                 bar.enable_steady_tick(Duration::from_millis(120));
+                let status = if *attempt > 1 { format!("attempt {attempt}") } else { "starting".into() };
+                self.set_status(project, status);
             }
             ExecutionEvent::ProjectProgress { project, progress } => {
-                if let Some(bar) = self.bars.get(project) {
-                    bar.set_message(format!("{}/{} resources", progress.steps_done, progress.steps_seen));
-                }
+                self.set_status(project, progress_status(progress));
             }
-            ExecutionEvent::ProjectNote { project, message } => {
-                if let Some(bar) = self.bars.get(project) {
-                    bar.set_message(message.chars().take(40).collect::<String>());
-                }
-            }
+            ExecutionEvent::ProjectNote { project, message } => self.set_status(project, message.clone()),
             ExecutionEvent::ProjectOutput { project, line, .. } if self.verbose => {
                 let _ = self.multi.println(format!("[{project}] {line}"));
             }
@@ -119,6 +189,7 @@ impl Reporter for TerminalReporter {
                     bar.finish_and_clear();
                     self.multi.remove(&bar);
                 }
+                self.status.remove(&report.project);
                 let line = self.finished_line(report);
                 let _ = self.multi.println(line);
             }
@@ -136,16 +207,15 @@ impl Reporter for TerminalReporter {
                 });
                 bar.set_message(format!("about {} left ({ended} of {total} done)", format_duration(*remaining)));
             }
-            ExecutionEvent::RunFinished { .. } => {
-                for (_, bar) in self.bars.drain() {
-                    bar.finish_and_clear();
-                }
-                if let Some(bar) = self.eta.take() {
-                    bar.finish_and_clear();
-                }
-                let _ = self.multi.clear();
-            }
+            ExecutionEvent::RunFinished { .. } => self.clear_live_area(),
             _ => {}
         }
+    }
+}
+
+impl Drop for TerminalReporter {
+    /// However the run ends, nothing of the live area stays on screen above what comes next.
+    fn drop(&mut self) {
+        self.clear_live_area();
     }
 }

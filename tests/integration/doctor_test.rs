@@ -16,12 +16,31 @@ fn doctor_reports_each_problem_with_its_fix() {
         workspace.command(&["doctor", "--provider", "demo"]).env_remove("PULUMI_CONFIG_PASSPHRASE").output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(2), "{stdout}");
-    assert!(stdout.contains("problem  pulumi") && stdout.contains("run `scripts/install-pulumi.sh`"), "{stdout}");
+    assert!(stdout.contains("problem  pulumi") && stdout.contains("run `bash scripts/install-pulumi.sh`"), "{stdout}");
     assert!(
         stdout.contains("problem  yaml runtime") && stdout.contains("`pulumi-language-yaml` not on PATH"),
         "{stdout}"
     );
     assert!(stdout.contains("kubectl") && stdout.contains("problem  passphrase"), "{stdout}");
+}
+
+#[test]
+fn a_missing_pulumi_with_a_cached_build_is_told_to_use_it_not_rebuild() {
+    let mut workspace = Workspace::new();
+    workspace
+        .provider("demo", PROVIDER)
+        .project("cluster")
+        .env_file("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=doctor-test\n");
+    let bin = workspace.path("cache/pulumi-v3.259.0-yaml-v1.38.1/bin");
+    workspace.file("cache/pulumi-v3.259.0-yaml-v1.38.1/bin/pulumi", "#!/bin/sh\n");
+    std::fs::set_permissions(bin.join("pulumi"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let cache = workspace.path("cache").display().to_string();
+    workspace.set_env("PATH", "/nonexistent").set_env("RUNNER_CACHE_DIR", cache);
+    let up = workspace.run(&["up", "--provider", "demo", "--non-interactive"]);
+    up.expect_code(2).expect_stderr_contains(&format!("hint: a built copy is in `{}`", bin.display()));
+    assert!(!up.stderr().contains("10-20 minutes"), "{}", up.stderr());
+    let doctor = workspace.run(&["doctor", "--provider", "demo"]);
+    assert!(doctor.stdout().contains(&format!("export PATH=\"{}:$PATH\"", bin.display())), "{}", doctor.stdout());
 }
 
 #[test]

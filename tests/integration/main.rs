@@ -34,5 +34,6 @@ mod seed_prerequisite_test;
 mod show_test;
 mod team_workflows_test;
 mod terminal_colour_test;
+mod terminal_session_test;
 mod unlock_test;
 mod validate_test;

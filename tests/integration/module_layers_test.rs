@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// Lowest first. This list is the one place the layering is written down; DEVELOPERS.md explains it.
 const LAYERS: &[&str] = &[
+    "text",
     "exit_status",
     "error",
     "cancel",

@@ -50,7 +50,7 @@ fn prompts_in_a_terminal_from_an_empty_stack_file_to_a_completed_up() {
         .unwrap();
     let transcript = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{transcript}");
-    assert!(transcript.contains("6 succeeded, 0 failed"), "{transcript}");
+    assert!(transcript.contains("up: 6 succeeded in"), "{transcript}");
     assert!(
         !transcript.contains("pty-passphrase-1234") && !transcript.contains("pty-token-5678"),
         "a secret was echoed: {transcript}"

@@ -169,12 +169,17 @@ fn status_and_history_read_the_record() {
     assert!(line("c").contains("failed"), "{}", status.stdout());
     let history = workspace.run(&["history"]);
     history.expect_code(0);
-    assert_eq!(history.stdout().lines().count(), 1);
-    assert!(
-        history.stdout().contains("finished") && history.stdout().contains("2 not succeeded"),
-        "{}",
-        history.stdout()
-    );
+    let listed = history.stdout();
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(lines.len(), 2, "a header and the run: {}", history.stdout());
+    assert!(lines[0].starts_with("run ") && lines[0].contains("result"), "{}", history.stdout());
+    assert!(lines[1].contains("up") && lines[1].contains("failed (1 of"), "a failed run says so: {}", history.stdout());
+    assert!(!history.stdout().contains("finished"), "{}", history.stdout());
+
+    let empty = Workspace::new();
+    let none = empty.run(&["history"]);
+    none.expect_code(0).expect_stderr_contains("no runs recorded yet in `.runner/history`");
+    assert!(none.stdout().is_empty(), "{}", none.stdout());
 }
 
 extern "C" {

@@ -77,7 +77,7 @@ fn a_failure_skips_dependents_and_independent_branches_finish() {
 fn a_crash_is_a_failure_with_its_signal() {
     let workspace = workspace(r#"{"projects": {"c": {"crash": true}}}"#);
     let output = workspace.run(&["up", "--provider", "demo", "--stack", "dev"]);
-    output.expect_code(1).expect_stderr_contains("`c` failed: `pulumi up` ended with killed by signal 9");
+    output.expect_code(1).expect_stderr_contains("`c` failed: `pulumi up` was stopped by signal 9 (SIGKILL)");
     // c is infrastructure, so the kubernetes phase (d) does not start.
     assert!(output.stdout().contains("2 succeeded, 1 failed, 1 skipped"), "{}", output.stdout());
 }

@@ -98,6 +98,11 @@ impl Workspace {
             .current_dir(self.root())
             .args(args)
             .env("NO_COLOR", "1")
+            // Hermetic: never the developer's home, kubeconfig or Pulumi build cache.
+            .env("HOME", self.path("home"))
+            .env_remove("KUBECONFIG")
+            .env_remove("XDG_CACHE_HOME")
+            .env_remove("RUNNER_CACHE_DIR")
             .env_remove("CI")
             .env_remove("PULUMI_BACKEND_URL")
             .env_remove("GITHUB_STEP_SUMMARY")

@@ -139,3 +139,21 @@ fn validate_lists_every_problem_a_run_would_hit() {
         .expect_code(2)
         .expect_stderr_contains("declares no project");
 }
+
+#[test]
+fn a_missing_environment_file_is_named_with_how_to_start_one() {
+    let mut workspace = Workspace::new();
+    workspace.provider("demo", PROVIDER).project("a");
+    workspace.set_env("PULUMI_CONFIG_PASSPHRASE", "validate");
+    let without = workspace.run(&["validate", "--provider", "demo", "--stack", "dev"]);
+    without.expect_code(0).expect_stderr_contains(
+        "warning: config/pulumi/environment: no environment file: the passphrase, the backend and `KUBECONFIG` come only from the process environment",
+    );
+    workspace.file("config/pulumi/environment.example", "PULUMI_STACK=dev\n");
+    let with_example = workspace.run(&["validate", "--provider", "demo", "--stack", "dev"]);
+    with_example
+        .expect_stderr_contains("start one with `cp config/pulumi/environment.example config/pulumi/environment`");
+    workspace.env_file("PULUMI_STACK=dev\n");
+    let present = workspace.run(&["validate", "--provider", "demo", "--stack", "dev"]);
+    assert!(!present.stderr().contains("no environment file"), "{}", present.stderr());
+}

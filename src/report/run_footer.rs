@@ -1,0 +1,57 @@
+use std::fmt::Write;
+use std::path::Path;
+
+use super::run_summary::format_duration;
+use super::RunSummary;
+use crate::execute::ProjectResult;
+use crate::text::counted;
+
+/// The few lines that end every run, after the per-project lines: what happened in total, where
+/// the logs are, which kubeconfig contexts were installed where, and on failure the command that
+/// continues the run. `resume_command` is that command; `cwd` shortens paths below it.
+pub fn run_footer(summary: &RunSummary, resume_command: &str, cwd: Option<&Path>) -> String {
+    let mut out = String::new();
+    let operation = summary.info.as_ref().map(|info| info.operation.to_string()).unwrap_or_default();
+    let prefix = if summary.interrupted { "interrupted".to_string() } else { operation };
+    let _ = writeln!(out, "{prefix}: {} in {}", totals(summary), format_duration(summary.wall_time()));
+    if let Some(info) = &summary.info {
+        let _ = writeln!(out, "logs: {}", shown(&info.log_dir, cwd));
+    }
+    for installed in &summary.kubeconfigs {
+        let _ = writeln!(
+            out,
+            "kubeconfig: context `{}` installed in `{}` (from `{}`)",
+            installed.context,
+            shown(&installed.file, cwd),
+            installed.project
+        );
+    }
+    let unfinished = summary.reports.iter().filter(|report| report.result != ProjectResult::Succeeded).count();
+    if unfinished > 0 {
+        let _ = writeln!(out, "next: `{resume_command}` runs the {} left", counted(unfinished, "project"));
+    }
+    out
+}
+
+/// `5 succeeded, 1 failed, 2 skipped`: only the results that happened, in a fixed order.
+pub fn totals(summary: &RunSummary) -> String {
+    let parts: Vec<String> =
+        [ProjectResult::Succeeded, ProjectResult::Failed, ProjectResult::Skipped, ProjectResult::Cancelled]
+            .into_iter()
+            .map(|result| (summary.count(result), result.as_str()))
+            .filter(|(count, _)| *count > 0)
+            .map(|(count, word)| format!("{count} {word}"))
+            .collect();
+    if parts.is_empty() {
+        return "no project ran".into();
+    }
+    parts.join(", ")
+}
+
+/// A path below the current folder is shown relative to it: shorter, and still one to open.
+fn shown(path: &Path, cwd: Option<&Path>) -> String {
+    match cwd.and_then(|cwd| path.strip_prefix(cwd).ok()) {
+        Some(relative) if !relative.as_os_str().is_empty() => relative.display().to_string(),
+        _ => path.display().to_string(),
+    }
+}

@@ -1,0 +1,8 @@
+//! Small wording helpers shared by every layer that prints: counts with the right noun, and
+//! text fitted to a terminal's width.
+
+mod counted;
+mod fitted;
+
+pub use counted::{counted, counted_as};
+pub use fitted::{fit_middle, fit_path};

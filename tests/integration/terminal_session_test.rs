@@ -1,0 +1,164 @@
+//! A person at a terminal: the destroy confirmation, Ctrl-C at a prompt and during a run, and
+//! what the terminal looks like afterwards (cursor, echo, no stale progress line).
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::support::{fake_pulumi_dir, path_with, repository, Workspace};
+
+const PROVIDER: &str = "[[project]]\npath = \"network\"\nphase = \"infrastructure\"\n\n\
+                        [[project]]\npath = \"kubernetes/applications/demo\"\nphase = \"kubernetes\"\ndepends_on = [\"network\"]\n";
+const PROJECTS: &[&str] = &["network", "kubernetes/applications/demo"];
+
+fn workspace(script: &str) -> Workspace {
+    let workspace = Workspace::with_fake_pulumi(PROVIDER, PROJECTS, script);
+    workspace.env_file("PULUMI_STACK=dev\n");
+    workspace
+}
+
+/// Runs `runner ARGS` in a pseudo-terminal driven by `steps`; returns the transcript and exit code.
+fn in_a_terminal(workspace: &Workspace, steps: serde_json::Value, args: &[&str]) -> (String, Option<i32>) {
+    workspace.file("pty-script.json", steps.to_string());
+    let output = terminal_command(workspace, "python3")
+        .arg(repository().join("tests/support/drive-pty.py"))
+        .arg(workspace.path("pty-script.json"))
+        .arg("--")
+        .arg(assert_cmd::cargo::cargo_bin("runner"))
+        .args(args)
+        .output()
+        .unwrap();
+    (String::from_utf8_lossy(&output.stdout).into_owned(), output.status.code())
+}
+
+fn terminal_command(workspace: &Workspace, program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut command = Command::new(program);
+    command
+        .current_dir(workspace.root())
+        .env("PATH", path_with(&fake_pulumi_dir()))
+        .env("FAKE_PULUMI_SCRIPT", workspace.path("fake-script.json"))
+        .env("FAKE_PULUMI_STATE", workspace.path("fake-state"))
+        .env("PULUMI_CONFIG_PASSPHRASE", "fake-passphrase")
+        .env("HOME", workspace.path("home"))
+        .env("TERM", "xterm")
+        .env("NO_COLOR", "1")
+        .env_remove("CI")
+        .env_remove("PULUMI_BACKEND_URL");
+    command
+}
+
+/// The cursor is visible at the end: every `hide` escape was followed by a `show`.
+fn cursor_visible(transcript: &str) -> bool {
+    match (transcript.rfind("\u{1b}[?25l"), transcript.rfind("\u{1b}[?25h")) {
+        (Some(hidden), Some(shown)) => shown > hidden,
+        (Some(_), None) => false,
+        (None, _) => true,
+    }
+}
+
+fn deploy(workspace: &Workspace) {
+    workspace.run(&["up", "--provider", "demo", "--stack", "dev", "--non-interactive"]).expect_code(0);
+}
+
+#[test]
+fn destroy_lists_the_projects_and_wants_the_stack_name_typed() {
+    let workspace = workspace("{}");
+    deploy(&workspace);
+    let steps = json!([{"expect": "Type the stack name `dev` to destroy them", "send": "yes\r"}]);
+    let (transcript, code) = in_a_terminal(&workspace, steps, &["destroy", "--provider", "demo", "--stack", "dev"]);
+    assert_eq!(code, Some(0), "a no is not an error: {transcript}");
+    assert!(
+        transcript
+            .contains("`destroy` deletes every resource of 2 projects of `demo` in stack `dev`, dependents first:"),
+        "{transcript}"
+    );
+    let listed = transcript.find("  kubernetes/applications/demo").zip(transcript.find("  network\r"));
+    assert!(listed.is_some_and(|(app, network)| app < network), "dependents are listed first: {transcript}");
+    assert!(transcript.contains("nothing destroyed"), "{transcript}");
+    let destroys = workspace.fake_invocations().iter().filter(|call| call["op"] == "destroy").count();
+    assert_eq!(destroys, 0, "answering anything but the stack name destroys nothing");
+
+    let steps = json!([{"expect": "Type the stack name", "send": "dev\r"}]);
+    let (transcript, code) = in_a_terminal(&workspace, steps, &["destroy", "--provider", "demo", "--stack", "dev"]);
+    assert_eq!(code, Some(0), "{transcript}");
+    assert!(transcript.contains("destroy: 2 succeeded in"), "the footer ends the run: {transcript}");
+}
+
+#[test]
+fn ctrl_c_at_the_destroy_prompt_restores_the_terminal() {
+    let workspace = workspace("{}");
+    deploy(&workspace);
+    let steps = json!([{"expect": "Type the stack name", "send": "de\u{3}"}]);
+    let (transcript, code) = in_a_terminal(&workspace, steps, &["destroy", "--provider", "demo", "--stack", "dev"]);
+    assert_eq!(code, Some(130), "{transcript}");
+    assert!(cursor_visible(&transcript), "the cursor stays hidden: {transcript:?}");
+    assert!(transcript.contains("terminal after exit: echo=on icanon=on"), "{transcript}");
+    assert!(workspace.fake_invocations().iter().all(|call| call["op"] != "destroy"), "nothing was destroyed");
+}
+
+#[test]
+fn ctrl_c_during_a_run_restores_echo_and_the_cursor() {
+    let workspace = workspace(r#"{"default": {"sleep": 30, "cancel_sleep": 0.2}}"#);
+    let steps = json!([{"expect": "network", "send": "\u{3}", "delay": 1.0}]);
+    let (transcript, code) = in_a_terminal(&workspace, steps, &["up", "--provider", "demo", "--stack", "dev"]);
+    assert_eq!(code, Some(130), "{transcript}");
+    assert!(transcript.contains("interrupted: cancelling running projects"), "{transcript}");
+    assert!(!transcript.contains("killed by signal"), "{transcript}");
+    assert!(
+        transcript.contains("next: `runner up --provider demo --stack dev --resume` runs the 2 projects left"),
+        "{transcript}"
+    );
+    assert!(cursor_visible(&transcript), "{transcript:?}");
+    assert!(transcript.contains("terminal after exit: echo=on icanon=on"), "{transcript}");
+    assert!(!transcript.contains("^C"), "a Ctrl-C echoed into the live lines: {transcript:?}");
+}
+
+/// tmux keeps the screen a person would see: after Ctrl-C no spinner line is left above the
+/// messages, and the shell gets its echo back.
+#[test]
+fn after_ctrl_c_the_screen_has_no_stale_progress_line() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        panic!("tmux is required for this test: apt-get install tmux");
+    }
+    let workspace = workspace(r#"{"default": {"sleep": 30, "cancel_sleep": 0.2}}"#);
+    let session = format!("runner-test-{}", std::process::id());
+    let socket = workspace.path("tmux.sock");
+    let tmux = |args: &[&str]| -> Output {
+        let mut command = terminal_command(&workspace, "tmux");
+        command.arg("-S").arg(&socket).args(args).output().unwrap()
+    };
+    let runner = assert_cmd::cargo::cargo_bin("runner");
+    let script = format!(
+        "{} up --provider demo --stack dev; echo \"exit=$?\"; stty -a | tr ' ' '\\n' | grep -x -e echo -e -echo; sleep 60",
+        runner.display()
+    );
+    let started = tmux(&["new-session", "-d", "-s", &session, "-x", "120", "-y", "30", "bash", "-c", &script]);
+    assert!(started.status.success(), "{}", String::from_utf8_lossy(&started.stderr));
+    let screen = || String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", &session]).stdout).into_owned();
+    let wait_for = |needle: &str| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let shown = screen();
+            if shown.contains(needle) || Instant::now() > deadline {
+                return shown;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    // The project's live line: the header names no project.
+    let running = wait_for("network");
+    std::thread::sleep(Duration::from_millis(800));
+    tmux(&["send-keys", "-t", &session, "C-c"]);
+    let after = wait_for("exit=");
+    tmux(&["kill-server"]);
+    assert!(running.contains("network"), "{running}");
+    assert!(after.contains("exit=130"), "{after}");
+    let spinners = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
+    let stale: Vec<&str> = after.lines().filter(|line| line.chars().any(|c| spinners.contains(c))).collect();
+    assert!(stale.is_empty(), "stale progress lines {stale:?} on:\n{after}");
+    assert!(after.lines().any(|line| line.trim() == "echo"), "echo is back on:\n{after}");
+    assert!(!after.contains("^C"), "{after}");
+    let interrupted = after.find("interrupted: cancelling").expect("the interrupt is explained");
+    assert!(after[interrupted..].contains("interrupted: "), "{after}");
+}
