@@ -21,6 +21,16 @@ if ! command -v chromium >/dev/null 2>&1; then
     fi
 fi
 
+# `runner show --format dot` is checked as graphviz lays it out.
+if ! command -v dot >/dev/null 2>&1; then
+    echo "test: installing graphviz (the show test lays out its DOT with it)" >&2
+    if [ "$(id -u)" = 0 ]; then
+        apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y graphviz
+    else
+        sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y graphviz
+    fi
+fi
+
 # The real Kubernetes API server (for `runner export pko`) and the S3-compatible object store
 # (for the shared-backend tests), built from Go modules once and cached like Pulumi.
 RUNNER_KUBE_TEST_BIN="$(bash scripts/install-kube-test-servers.sh | tail -n1)"

@@ -19,15 +19,30 @@ fn mara_aws_json() {
 }
 
 #[test]
-fn mara_aws_mermaid_and_dot() {
+fn mara_aws_mermaid() {
     let provider = mara_aws();
     let graph = ProjectGraph::build(&provider).unwrap();
-    let plan = ExecutionPlan::full(&graph, Operation::Up);
-    insta::assert_snapshot!(format!(
-        "{}\n{}",
-        super::mermaid(&provider, &graph, &plan),
-        super::dot(&provider, &graph, &plan)
-    ));
+    insta::assert_snapshot!(super::mermaid(&provider, &graph, &ExecutionPlan::full(&graph, Operation::Up)));
+}
+
+/// One cluster per phase holding all its projects, waves as ranks inside them, and the phase
+/// order as an edge between the clusters (the integration test renders it with graphviz).
+#[test]
+fn mara_aws_dot() {
+    let provider = mara_aws();
+    let graph = ProjectGraph::build(&provider).unwrap();
+    insta::assert_snapshot!(super::dot(&provider, &graph, &ExecutionPlan::full(&graph, Operation::Up)));
+}
+
+#[test]
+fn dot_orders_the_phases_backwards_for_destroy() {
+    let provider = mara_aws();
+    let graph = ProjectGraph::build(&provider).unwrap();
+    let dot = super::dot(&provider, &graph, &ExecutionPlan::full(&graph, Operation::Destroy));
+    let order: Vec<&str> = dot.lines().filter(|line| line.contains("phase order")).collect();
+    assert_eq!(order.len(), 1, "{dot}");
+    assert!(order[0].contains(r#"ltail="cluster_kubernetes", lhead="cluster_infrastructure""#), "{dot}");
+    assert!(!dot.lines().any(|line| line.starts_with("  { rank=same")), "ranks stay inside clusters: {dot}");
 }
 
 #[test]

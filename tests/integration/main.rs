@@ -31,6 +31,7 @@ mod s3_backend_test;
 mod scheduling_test;
 mod secret_canary_test;
 mod seed_prerequisite_test;
+mod show_graphviz_test;
 mod show_test;
 mod team_workflows_test;
 mod terminal_colour_test;
