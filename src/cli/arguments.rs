@@ -148,6 +148,10 @@ pub struct ShowArguments {
     #[command(flatten)]
     pub provider: ProviderArguments,
 
+    /// How many projects the run would start at once, as `up -j N` takes it; the tree's header counts with it.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub parallelism: u16,
+
     /// Output format: `tree` for people, `json` for scripts, `dot` or `mermaid` for diagrams.
     #[arg(long, value_enum, default_value_t = ShowFormat::Tree)]
     pub format: ShowFormat,
