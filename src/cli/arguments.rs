@@ -40,7 +40,7 @@ pub enum CommandArguments {
     /// List the provider definitions in `providers/` (and the built-in ones in a MARA checkout).
     #[command(alias = "list-providers")]
     Providers,
-    /// Draw the execution order of a provider's projects, grouped by phase.
+    /// Draw the execution order of a provider's projects, grouped by phase; nothing runs.
     #[command(alias = "show-execution")]
     Show(ShowArguments),
     /// Check the environment file, stack configuration, provider and projects; changes nothing.
@@ -143,7 +143,20 @@ pub struct ProviderArguments {
     pub projects_root: Option<PathBuf>,
 }
 
+/// The selection flags are shared with the commands that run projects; `show` only draws, so
+/// it says so in its own words.
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("only", |arg| arg.help("Draw only these projects (paths as `runner show` prints them); may be repeated")),
+    mut_arg("with_dependencies", |arg| arg.help("Draw everything the selected projects depend on too")),
+    mut_arg("with_dependents", |arg| arg.help("Draw everything that depends on the selected projects too")),
+    mut_arg("exclude", |arg| arg.help("Leave these projects out of the drawing; may be repeated")),
+    mut_arg("from", |arg| arg.help("Draw this project and everything downstream of it")),
+    mut_arg("affected", |arg| arg.help(
+        "Draw only projects a git change affects, and their dependents: changes since REF (default: the merge base \
+         with the remote's default branch, else `HEAD~1`) plus uncommitted ones"
+    )),
+)]
 pub struct ShowArguments {
     #[command(flatten)]
     pub provider: ProviderArguments,
@@ -163,7 +176,7 @@ pub struct ShowArguments {
     #[command(flatten)]
     pub selection: SelectionArguments,
 
-    /// Concurrency limit of a pool, overriding the provider's `[pools]`: `--pool aws=2`; may be repeated.
+    /// Concurrency limit of a pool the drawing assumes, overriding the provider's `[pools]`: `--pool aws=2`; may be repeated.
     #[arg(long, value_name = "POOL=N", value_parser = parse_pool_limit)]
     pub pool: Vec<(String, usize)>,
 

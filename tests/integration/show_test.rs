@@ -138,3 +138,14 @@ fn the_header_counts_with_the_parallelism() {
     let (code, _, stderr) = show("aws", &["-j", "0"]);
     assert_eq!(code, 2, "{stderr}");
 }
+
+#[test]
+fn show_help_says_it_draws_and_runs_nothing() {
+    let output = assert_cmd::Command::cargo_bin("runner").unwrap().args(["show", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&output.stdout);
+    assert!(help.contains("nothing runs"), "{help}");
+    assert!(help.contains("Draw only these projects"), "{help}");
+    assert!(!help.to_lowercase().contains("run only"), "{help}");
+    let output = assert_cmd::Command::cargo_bin("runner").unwrap().args(["up", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&output.stdout).contains("Run only these projects"), "`up` keeps its words");
+}
