@@ -21,13 +21,18 @@ if ! command -v chromium >/dev/null 2>&1; then
     fi
 fi
 
-# `runner show --format dot` is checked as graphviz lays it out.
-if ! command -v dot >/dev/null 2>&1; then
-    echo "test: installing graphviz (the show test lays out its DOT with it)" >&2
+# `runner show --format dot` is checked as graphviz lays it out, and the completion scripts
+# are checked in the shells they are for.
+missing=()
+command -v dot >/dev/null 2>&1 || missing+=(graphviz)
+command -v zsh >/dev/null 2>&1 || missing+=(zsh)
+command -v fish >/dev/null 2>&1 || missing+=(fish)
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "test: installing ${missing[*]} (the show and completion tests use them)" >&2
     if [ "$(id -u)" = 0 ]; then
-        apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y graphviz
+        apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
     else
-        sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y graphviz
+        sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
     fi
 fi
 

@@ -23,6 +23,16 @@ Exit codes: 0 success, 1 a project failed, 2 usage or configuration error, 3 cha
 (`drift`, or `--expect-no-changes`), 130 interrupted.
 Files: providers/<name>.toml, config/pulumi/environment, config/pulumi/Pulumi.<stack>.yaml.";
 
+const COMPLETIONS_HELP: &str = "\
+Install (then open a new shell):
+  bash  runner completions bash > ~/.local/share/bash-completion/completions/runner
+  zsh   echo 'source <(runner completions zsh)' >> ~/.zshrc    (after its `compinit`)
+  fish  runner completions fish > ~/.config/fish/completions/runner.fish
+
+The script only registers `runner` as its own completer: providers, stacks and project paths are
+read from the repository you are in when you press TAB, so the script never goes stale. It calls
+`runner` as it was invoked here: by name from PATH, or by the full path of `./target/release/runner`.";
+
 /// Deploy a web of Pulumi projects as one unit: ordered as a dependency graph, run in parallel.
 #[derive(Debug, Parser)]
 #[command(name = "runner", version, about, after_help = AFTER_HELP, propagate_version = true)]
@@ -66,7 +76,8 @@ pub enum CommandArguments {
     Doctor(DoctorArguments),
     /// Draw where the time of a run went: an SVG (or Mermaid gantt) with a bar per project and attempt.
     Timeline(TimelineArguments),
-    /// Print a shell completion script: `runner completions bash > /etc/bash_completion.d/runner`.
+    /// Print the script that makes a shell complete `runner`'s commands, providers, stacks and project paths.
+    #[command(after_help = COMPLETIONS_HELP)]
     Completions(CompletionsArguments),
     /// Remove the Pulumi locks a runner that died left on a stack (only once their holder is gone).
     Unlock(StackArguments),
@@ -117,6 +128,7 @@ pub struct DoctorArguments {
 
 #[derive(Debug, Args)]
 pub struct CompletionsArguments {
+    /// The shell to complete in.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
 }

@@ -7,6 +7,7 @@ mod support;
 
 mod affected_test;
 mod cancelled_destroy_test;
+mod completion_test;
 mod doctor_test;
 mod errors_test;
 mod fake_pulumi_shape_test;
