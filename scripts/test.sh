@@ -26,6 +26,21 @@ if [ "${#missing[@]}" -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive "${sudo_if_needed[@]}" apt-get install -y "${missing[@]}"
 fi
 
+# `runner show --format dot` is checked as graphviz lays it out, and the completion scripts
+# are checked in the shells they are for.
+missing=()
+command -v dot >/dev/null 2>&1 || missing+=(graphviz)
+command -v zsh >/dev/null 2>&1 || missing+=(zsh)
+command -v fish >/dev/null 2>&1 || missing+=(fish)
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "test: installing ${missing[*]} (the show and completion tests use them)" >&2
+    if [ "$(id -u)" = 0 ]; then
+        apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+    else
+        sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+    fi
+fi
+
 # The real Kubernetes API server (for `runner export pko`) and the S3-compatible object store
 # (for the shared-backend tests), built from Go modules once and cached like Pulumi.
 RUNNER_KUBE_TEST_BIN="$(bash scripts/install-kube-test-servers.sh | tail -n1)"

@@ -38,6 +38,11 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // The shell asking for completions, through the script `runner completions` prints.
+    if let Some(status) = cli::ShellCompletion::answer(&args) {
+        return status.into();
+    }
     let arguments = match Arguments::try_parse_from(cli::reorder_mara_options(args)) {
         Ok(arguments) => arguments,
         Err(err) => {

@@ -23,6 +23,16 @@ Exit codes: 0 success, 1 a project failed, 2 usage or configuration error, 3 cha
 (`drift`, or `--expect-no-changes`), 130 interrupted.
 Files: providers/<name>.toml, config/pulumi/environment, config/pulumi/Pulumi.<stack>.yaml.";
 
+const COMPLETIONS_HELP: &str = "\
+Install (then open a new shell):
+  bash  runner completions bash > ~/.local/share/bash-completion/completions/runner
+  zsh   echo 'source <(runner completions zsh)' >> ~/.zshrc    (after its `compinit`)
+  fish  runner completions fish > ~/.config/fish/completions/runner.fish
+
+The script only registers `runner` as its own completer: providers, stacks and project paths are
+read from the repository you are in when you press TAB, so the script never goes stale. It calls
+`runner` as it was invoked here: by name from PATH, or by the full path of `./target/release/runner`.";
+
 /// Deploy a web of Pulumi projects as one unit: ordered as a dependency graph, run in parallel.
 #[derive(Debug, Parser)]
 #[command(name = "runner", version, about, after_help = AFTER_HELP, propagate_version = true)]
@@ -40,7 +50,7 @@ pub enum CommandArguments {
     /// List the provider definitions in `providers/` (and the built-in ones in a MARA checkout).
     #[command(alias = "list-providers")]
     Providers,
-    /// Draw the execution order of a provider's projects, grouped by phase.
+    /// Draw the execution order of a provider's projects, grouped by phase; nothing runs.
     #[command(alias = "show-execution")]
     Show(ShowArguments),
     /// Check the environment file, stack configuration, provider and projects; changes nothing.
@@ -66,7 +76,8 @@ pub enum CommandArguments {
     Doctor(DoctorArguments),
     /// Draw where the time of a run went: an SVG (or Mermaid gantt) with a bar per project and attempt.
     Timeline(TimelineArguments),
-    /// Print a shell completion script: `runner completions bash > /etc/bash_completion.d/runner`.
+    /// Print the script that makes a shell complete `runner`'s commands, providers, stacks and project paths.
+    #[command(after_help = COMPLETIONS_HELP)]
     Completions(CompletionsArguments),
     /// Remove the Pulumi locks a runner that died left on a stack (only once their holder is gone).
     Unlock(StackArguments),
@@ -117,6 +128,7 @@ pub struct DoctorArguments {
 
 #[derive(Debug, Args)]
 pub struct CompletionsArguments {
+    /// The shell to complete in.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
 }
@@ -143,10 +155,27 @@ pub struct ProviderArguments {
     pub projects_root: Option<PathBuf>,
 }
 
+/// The selection flags are shared with the commands that run projects; `show` only draws, so
+/// it says so in its own words.
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("only", |arg| arg.help("Draw only these projects (paths as `runner show` prints them); may be repeated")),
+    mut_arg("with_dependencies", |arg| arg.help("Draw everything the selected projects depend on too")),
+    mut_arg("with_dependents", |arg| arg.help("Draw everything that depends on the selected projects too")),
+    mut_arg("exclude", |arg| arg.help("Leave these projects out of the drawing; may be repeated")),
+    mut_arg("from", |arg| arg.help("Draw this project and everything downstream of it")),
+    mut_arg("affected", |arg| arg.help(
+        "Draw only projects a git change affects, and their dependents: changes since REF (default: the merge base \
+         with the remote's default branch, else `HEAD~1`) plus uncommitted ones"
+    )),
+)]
 pub struct ShowArguments {
     #[command(flatten)]
     pub provider: ProviderArguments,
+
+    /// How many projects the run would start at once, as `up -j N` takes it; the tree's header counts with it.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub parallelism: u16,
 
     /// Output format: `tree` for people, `json` for scripts, `dot` or `mermaid` for diagrams.
     #[arg(long, value_enum, default_value_t = ShowFormat::Tree)]
@@ -159,7 +188,7 @@ pub struct ShowArguments {
     #[command(flatten)]
     pub selection: SelectionArguments,
 
-    /// Concurrency limit of a pool, overriding the provider's `[pools]`: `--pool aws=2`; may be repeated.
+    /// Concurrency limit of a pool the drawing assumes, overriding the provider's `[pools]`: `--pool aws=2`; may be repeated.
     #[arg(long, value_name = "POOL=N", value_parser = parse_pool_limit)]
     pub pool: Vec<(String, usize)>,
 

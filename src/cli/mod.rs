@@ -1,11 +1,13 @@
 mod arguments;
 mod command;
+mod completion_context;
 mod config_set_settings;
 mod export_arguments;
 mod export_settings;
 mod mara_command_line;
 mod output_style;
 mod settings;
+mod shell_completion;
 mod timeline_settings;
 
 pub use arguments::{Arguments, ReportTarget, ShowFormat, TimelineFormat};
@@ -17,4 +19,5 @@ pub use output_style::OutputStyle;
 pub use settings::{
     HistorySettings, OutputsSettings, ProviderSettings, RunSettings, Settings, ShowSettings, StackSettings,
 };
+pub use shell_completion::ShellCompletion;
 pub use timeline_settings::TimelineSettings;

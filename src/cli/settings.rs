@@ -30,6 +30,8 @@ pub struct ShowSettings {
     pub selection: Selection,
     /// `--pool NAME=N`, over the provider's `[pools]`.
     pub pools: Vec<(String, usize)>,
+    /// `-j`, as `up` takes it: the tree's header caps the widest wave with it.
+    pub parallelism: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -101,6 +103,7 @@ impl ShowSettings {
             operation: arguments.operation,
             selection: arguments.selection.into(),
             pools: arguments.pool,
+            parallelism: usize::from(arguments.parallelism),
         }
     }
 }

@@ -1,12 +1,14 @@
-use clap::CommandFactory;
-
-use crate::cli::Arguments;
-use crate::error::Result;
+use crate::cli::ShellCompletion;
+use crate::error::{Result, UserError};
 use crate::exit_status::ExitStatus;
 
-/// `runner completions SHELL`: the completion script on stdout.
+/// `runner completions SHELL`: the script that registers `runner` as the shell's completer for
+/// itself, on stdout.
 pub fn completions(shell: clap_complete::Shell) -> Result<ExitStatus> {
-    let mut command = Arguments::command();
-    clap_complete::generate(shell, &mut command, "runner", &mut std::io::stdout());
+    let program = std::env::args_os().next().unwrap_or_else(|| "runner".into());
+    let Some(script) = ShellCompletion::registration(shell, &program) else {
+        return Err(UserError::Internal(format!("no completion script for `{shell}`")));
+    };
+    print!("{script}");
     Ok(ExitStatus::Success)
 }

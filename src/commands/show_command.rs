@@ -1,10 +1,10 @@
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use super::LoadedProvider;
 use crate::cli::{Settings, ShowFormat, ShowSettings};
 use crate::error::Result;
 use crate::exit_status::ExitStatus;
-use crate::render;
+use crate::render::{self, TreeLayout};
 
 /// `runner show`: the plan drawn on stdout; nothing runs.
 pub fn show(settings: &Settings, show: &ShowSettings) -> Result<ExitStatus> {
@@ -12,7 +12,10 @@ pub fn show(settings: &Settings, show: &ShowSettings) -> Result<ExitStatus> {
     let selected = super::select_with_affected(settings, &loaded, &show.selection, None)?;
     let plan = super::planned(settings, &loaded, show.operation, &selected, None, &show.pools)?;
     let text = match show.format {
-        ShowFormat::Tree => render::tree(&loaded.provider, &loaded.graph, &plan),
+        ShowFormat::Tree => {
+            let layout = TreeLayout::new(output_width(), show.parallelism);
+            render::tree(&loaded.provider, &loaded.graph, &plan, layout)
+        }
         ShowFormat::Dot => render::dot(&loaded.provider, &loaded.graph, &plan),
         ShowFormat::Mermaid => render::mermaid(&loaded.provider, &loaded.graph, &plan),
         ShowFormat::Json => render::json(&loaded.provider, &loaded.graph, &plan),
@@ -20,4 +23,12 @@ pub fn show(settings: &Settings, show: &ShowSettings) -> Result<ExitStatus> {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     Ok(ExitStatus::Success)
+}
+
+/// The terminal's width when stdout is one; a fixed width for pipes and files, so what a
+/// script or a log gets does not depend on the window it was started from.
+fn output_width() -> usize {
+    let stdout = std::io::stdout();
+    let terminal = stdout.is_terminal().then(|| console::Term::stdout().size_checked()).flatten();
+    terminal.map_or(TreeLayout::DEFAULT_WIDTH, |(_rows, columns)| usize::from(columns))
 }

@@ -6,7 +6,9 @@ mod mermaid_render;
 #[cfg(test)]
 mod snapshot_tests;
 mod timeline_svg;
+mod tree_layout;
 mod tree_render;
+mod word_wrap;
 
 pub use dot_render::dot;
 pub use json_render::json;
@@ -15,4 +17,5 @@ pub use timeline_svg::{
     colour_of, timeline_mermaid, timeline_svg, ATTEMPT_COLOUR, CRITICAL_COLOUR, FAILED_COLOUR, GATE_COLOUR,
     HOOK_COLOUR, RETRY_WAIT_COLOUR, WAIT_COLOUR,
 };
+pub use tree_layout::TreeLayout;
 pub use tree_render::{duration_text, tree, why_it_waits};

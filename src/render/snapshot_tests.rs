@@ -3,12 +3,55 @@
 use crate::graph::{mara_aws_provider as mara_aws, test_provider, ProjectGraph};
 use crate::plan::{ExecutionPlan, Operation};
 use crate::provider::Phase::{Infrastructure as I, Kubernetes as K};
+use crate::render::TreeLayout;
+
+/// Wide enough that every project of MARA's plan fits on one line.
+const WIDE: TreeLayout = TreeLayout { width: 400, parallelism: 4 };
 
 #[test]
 fn mara_aws_tree() {
     let provider = mara_aws();
     let graph = ProjectGraph::build(&provider).unwrap();
-    insta::assert_snapshot!(super::tree(&provider, &graph, &ExecutionPlan::full(&graph, Operation::Up)));
+    insta::assert_snapshot!(super::tree(&provider, &graph, &ExecutionPlan::full(&graph, Operation::Up), WIDE));
+}
+
+/// The default width of a pipe: long dependency lists go under their project, inside the
+/// tree's lines.
+#[test]
+fn mara_aws_tree_wrapped_at_100() {
+    let provider = mara_aws();
+    let graph = ProjectGraph::build(&provider).unwrap();
+    let layout = TreeLayout::new(TreeLayout::DEFAULT_WIDTH, 4);
+    insta::assert_snapshot!(super::tree(&provider, &graph, &ExecutionPlan::full(&graph, Operation::Up), layout));
+}
+
+/// An 80-column terminal: descriptions no longer fit beside the names and go under them too.
+#[test]
+fn mara_aws_tree_wrapped_at_80() {
+    let provider = mara_aws();
+    let graph = ProjectGraph::build(&provider).unwrap();
+    let layout = TreeLayout::new(80, 4);
+    let tree = super::tree(&provider, &graph, &ExecutionPlan::full(&graph, Operation::Up), layout);
+    for line in tree.lines() {
+        let long_word = line.split(' ').any(|word| word.chars().count() > 40);
+        assert!(line.chars().count() <= 80 || long_word, "{line}");
+    }
+    insta::assert_snapshot!(tree);
+}
+
+#[test]
+fn header_caps_the_widest_wave_with_the_parallelism() {
+    let provider = mara_aws();
+    let graph = ProjectGraph::build(&provider).unwrap();
+    let plan = ExecutionPlan::full(&graph, Operation::Up);
+    assert_eq!(plan.max_width(), 4);
+    let header = |parallelism| {
+        let tree = super::tree(&provider, &graph, &plan, TreeLayout { width: 250, parallelism });
+        tree.lines().nth(1).unwrap().to_string()
+    };
+    assert_eq!(header(4), "up: 15 projects in 6 waves, up to 4 at once");
+    assert_eq!(header(8), "up: 15 projects in 6 waves, up to 4 at once");
+    assert_eq!(header(2), "up: 15 projects in 6 waves, up to 2 at once (`-j 2`; 4 could run together with `-j 4`)");
 }
 
 #[test]
@@ -19,15 +62,30 @@ fn mara_aws_json() {
 }
 
 #[test]
-fn mara_aws_mermaid_and_dot() {
+fn mara_aws_mermaid() {
     let provider = mara_aws();
     let graph = ProjectGraph::build(&provider).unwrap();
-    let plan = ExecutionPlan::full(&graph, Operation::Up);
-    insta::assert_snapshot!(format!(
-        "{}\n{}",
-        super::mermaid(&provider, &graph, &plan),
-        super::dot(&provider, &graph, &plan)
-    ));
+    insta::assert_snapshot!(super::mermaid(&provider, &graph, &ExecutionPlan::full(&graph, Operation::Up)));
+}
+
+/// One cluster per phase holding all its projects, waves as ranks inside them, and the phase
+/// order as an edge between the clusters (the integration test renders it with graphviz).
+#[test]
+fn mara_aws_dot() {
+    let provider = mara_aws();
+    let graph = ProjectGraph::build(&provider).unwrap();
+    insta::assert_snapshot!(super::dot(&provider, &graph, &ExecutionPlan::full(&graph, Operation::Up)));
+}
+
+#[test]
+fn dot_orders_the_phases_backwards_for_destroy() {
+    let provider = mara_aws();
+    let graph = ProjectGraph::build(&provider).unwrap();
+    let dot = super::dot(&provider, &graph, &ExecutionPlan::full(&graph, Operation::Destroy));
+    let order: Vec<&str> = dot.lines().filter(|line| line.contains("phase order")).collect();
+    assert_eq!(order.len(), 1, "{dot}");
+    assert!(order[0].contains(r#"ltail="cluster_kubernetes", lhead="cluster_infrastructure""#), "{dot}");
+    assert!(!dot.lines().any(|line| line.starts_with("  { rank=same")), "ranks stay inside clusters: {dot}");
 }
 
 #[test]
@@ -39,7 +97,7 @@ fn mara_aws_tree_with_history() {
     let plan = ExecutionPlan::full(&graph, Operation::Up).with_expected(&|node| {
         (node != 7 && node != 14).then(|| std::time::Duration::from_secs(60 * minutes[node] + 30))
     });
-    insta::assert_snapshot!(super::tree(&provider, &graph, &plan));
+    insta::assert_snapshot!(super::tree(&provider, &graph, &plan, WIDE));
 }
 
 #[test]

@@ -1,34 +1,28 @@
 use std::fmt::Write;
 use std::time::Duration;
 
+use super::word_wrap::word_wrap;
+use super::TreeLayout;
 use crate::graph::{NodeIndex, ProjectGraph};
 use crate::plan::{BarrierReason, CriticalPath, ExecutionPlan};
 use crate::provider::{Phase, Provider};
 
 /// The plan as a tree for people: phases, then waves; projects in a wave run in parallel. Each
-/// project says why it waits, and what the history expects it to take.
-pub fn tree(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan) -> String {
+/// project says why it waits, and what the history expects it to take. Lines fit
+/// `layout.width`: what does not fit goes under its project, indented inside the tree's lines.
+pub fn tree(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan, layout: TreeLayout) -> String {
     let mut out = String::new();
-    let _ = write!(out, "{}", provider.name);
+    let mut title = provider.name.clone();
     if !provider.description.is_empty() {
-        let _ = write!(out, ": {}", provider.description);
+        let _ = write!(title, ": {}", provider.description);
     }
-    out.push('\n');
-    let _ = writeln!(
-        out,
-        "{}: {} projects in {} waves, up to {} at once{}",
-        plan.operation,
-        plan.len(),
-        plan.waves.len(),
-        plan.max_width(),
-        if plan.operation.is_reversed() { " (reverse order: dependents first)" } else { "" }
-    );
+    push_wrapped(&mut out, &title, "", "  ", layout.width);
+    push_wrapped(&mut out, &header_line(plan, layout.parallelism), "", "  ", layout.width);
     let critical = CriticalPath::of(plan);
     let any_known = critical.unknown.len() < plan.len();
-    out.push_str(&expected_line(graph, plan, &critical));
+    push_wrapped(&mut out, &expected_line(graph, plan, &critical), "", "  ", layout.width);
     out.push('\n');
-    let width = plan.order.iter().map(|&node| graph.project(node).path.as_str().len()).max().unwrap_or(0);
-    let described = plan.order.iter().map(|&node| graph.project(node).description.len()).max().unwrap_or(0);
+    let columns = Columns::of(graph, plan, any_known, layout.width);
     let phases = if plan.operation.is_reversed() {
         [Phase::Kubernetes, Phase::Infrastructure]
     } else {
@@ -52,25 +46,10 @@ pub fn tree(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan) -> 
             let parallel = if wave.len() > 1 { format!(" ({} in parallel)", wave.len()) } else { String::new() };
             let _ = writeln!(out, "{branch} wave {}{parallel}", number + 1);
             for (i, &node) in wave.iter().enumerate() {
-                let project = graph.project(node);
-                let step = plan.step(node).expect("planned");
-                let leaf = if i + 1 == wave.len() { "└──" } else { "├──" };
-                let mut line =
-                    format!("{indent}{leaf} {:width$}  {:described$}", project.path.as_str(), project.description);
-                if any_known {
-                    let expected = step.expected.map_or("unknown".to_string(), duration_text);
-                    let mark = if critical.projects.contains(&node) { "*" } else { " " };
-                    let _ = write!(line, "  {expected:>7}{mark}");
-                }
-                let why = why_it_waits(graph, plan, node);
-                if !why.is_empty() {
-                    let _ = write!(line, "  ({})", why.join("; "));
-                }
-                if !project.on_success.is_empty() && !plan.operation.is_reversed() {
-                    let hooks: Vec<String> = project.on_success.iter().map(|hook| hook.describe()).collect();
-                    let _ = write!(line, "  then {}", hooks.join(", "));
-                }
-                let _ = writeln!(out, "{}", line.trim_end());
+                let (leaf, under) = if i + 1 == wave.len() { ("└──", "    ") } else { ("├──", "│   ") };
+                let mark = any_known.then(|| critical.projects.contains(&node));
+                let prefixes = (format!("{indent}{leaf} "), format!("{indent}{under}"));
+                project_lines(&mut out, graph, plan, node, &columns, mark, (&prefixes.0, &prefixes.1));
             }
         }
     }
@@ -80,10 +59,108 @@ pub fn tree(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan) -> 
     out
 }
 
+/// `up: 15 projects in 6 waves, up to 4 at once`: the widest wave, capped by `-j`, and what a
+/// higher `-j` would allow.
+fn header_line(plan: &ExecutionPlan, parallelism: usize) -> String {
+    let widest = plan.max_width();
+    let mut line = format!(
+        "{}: {} projects in {} waves, up to {} at once",
+        plan.operation,
+        plan.len(),
+        plan.waves.len(),
+        widest.min(parallelism)
+    );
+    if widest > parallelism {
+        let _ = write!(line, " (`-j {parallelism}`; {widest} could run together with `-j {widest}`)");
+    }
+    if plan.operation.is_reversed() {
+        line.push_str(" (reverse order: dependents first)");
+    }
+    line
+}
+
+/// The widths of the name and description columns, and whether descriptions fit beside names.
+struct Columns {
+    path: usize,
+    /// `None`: too narrow, descriptions go under their project.
+    description: Option<usize>,
+    width: usize,
+}
+
+impl Columns {
+    fn of(graph: &ProjectGraph, plan: &ExecutionPlan, expected: bool, width: usize) -> Self {
+        let path = plan.order.iter().map(|&node| graph.project(node).path.as_str().len()).max().unwrap_or(0);
+        let described = plan.order.iter().map(|&node| graph.project(node).description.len()).max().unwrap_or(0);
+        // Two levels of tree (8), the name, two spaces, the description, and the expected time.
+        let beside = 8 + path + 2 + described + if expected { 10 } else { 0 };
+        let description = (beside <= width).then_some(described);
+        Self { path, description, width }
+    }
+}
+
+/// One project: on one line when it fits, else its name (and time) on the first line and
+/// description, reasons to wait and hooks one each below, wrapped inside `under` (the tree's
+/// lines) so the `│` continues on every line.
+fn project_lines(
+    out: &mut String,
+    graph: &ProjectGraph,
+    plan: &ExecutionPlan,
+    node: NodeIndex,
+    columns: &Columns,
+    critical: Option<bool>,
+    (first, under): (&str, &str),
+) {
+    let project = graph.project(node);
+    let step = plan.step(node).expect("planned");
+    let mut head = format!("{first}{:width$}", project.path.as_str(), width = columns.path);
+    if let Some(described) = columns.description {
+        let _ = write!(head, "  {:described$}", project.description);
+    }
+    if let Some(on_path) = critical {
+        let expected = step.expected.map_or("unknown".to_string(), duration_text);
+        let _ = write!(head, "  {expected:>7}{}", if on_path { "*" } else { " " });
+    }
+    let mut details: Vec<String> = Vec::new();
+    if columns.description.is_none() && !project.description.is_empty() {
+        details.push(project.description.clone());
+    }
+    let why = why_it_waits(graph, plan, node);
+    let hooks: Vec<String> = if plan.operation.is_reversed() {
+        Vec::new()
+    } else {
+        project.on_success.iter().map(|hook| hook.describe()).collect()
+    };
+    let mut line = head.clone();
+    if !why.is_empty() {
+        let _ = write!(line, "  ({})", why.join("; "));
+    }
+    if !hooks.is_empty() {
+        let _ = write!(line, "  then {}", hooks.join(", "));
+    }
+    if details.is_empty() && line.trim_end().chars().count() <= columns.width {
+        let _ = writeln!(out, "{}", line.trim_end());
+        return;
+    }
+    let _ = writeln!(out, "{}", head.trim_end());
+    details.extend(why);
+    if !hooks.is_empty() {
+        details.push(format!("then {}", hooks.join(", ")));
+    }
+    for detail in details {
+        push_wrapped(out, &detail, &format!("{under}  "), &format!("{under}    "), columns.width);
+    }
+}
+
+fn push_wrapped(out: &mut String, text: &str, first: &str, rest: &str, width: usize) {
+    for line in word_wrap(text, first, rest, width) {
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+}
+
 /// `expected: 4.2s of work, 3.1s on the critical path (...)`, or why nothing is known yet.
 fn expected_line(graph: &ProjectGraph, plan: &ExecutionPlan, critical: &CriticalPath) -> String {
     if critical.unknown.len() == plan.len() {
-        return format!("expected: unknown (no successful `{}` of these projects recorded yet)\n", plan.operation);
+        return format!("expected: unknown (no successful `{}` of these projects recorded yet)", plan.operation);
     }
     let mut line = format!(
         "expected: {} of work, {} on the critical path",
@@ -97,7 +174,6 @@ fn expected_line(graph: &ProjectGraph, plan: &ExecutionPlan, critical: &Critical
     if !critical.unknown.is_empty() {
         let _ = write!(line, "; {} of {} projects unknown, counted as 0s", critical.unknown.len(), plan.len());
     }
-    line.push('\n');
     line
 }
 

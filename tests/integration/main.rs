@@ -7,6 +7,7 @@ mod support;
 
 mod affected_test;
 mod cancelled_destroy_test;
+mod completion_test;
 mod doctor_test;
 mod errors_test;
 mod fake_pulumi_shape_test;
@@ -31,6 +32,7 @@ mod s3_backend_test;
 mod scheduling_test;
 mod secret_canary_test;
 mod seed_prerequisite_test;
+mod show_graphviz_test;
 mod show_test;
 mod team_workflows_test;
 mod terminal_colour_test;

@@ -105,3 +105,47 @@ fn providers_lists_every_provider() {
     }
     assert!(!stdout.contains("common"), "shared sets are not providers: {stdout}");
 }
+
+/// Piped, the tree is 100 columns wide: long dependency lists go under their project, and the
+/// tree's `│` runs on through every wrapped line.
+#[test]
+fn a_piped_tree_fits_100_columns_inside_its_own_lines() {
+    for provider in ["aws", "digitalocean", "linode", "local"] {
+        let (code, stdout, stderr) = show(provider, &[]);
+        assert_eq!(code, 0, "{stderr}");
+        let lines: Vec<&str> = stdout.lines().collect();
+        for (number, line) in lines.iter().enumerate() {
+            let fits = line.chars().count() <= 100 || line.split(' ').any(|word| word.chars().count() > 40);
+            assert!(fits, "{provider}: line {} is too long:\n{stdout}", number + 1);
+            // A project line under a wave that goes on below must carry the wave's `│` on.
+            let Some(column) = line.find('│') else { continue };
+            let next = lines.get(number + 1).copied().unwrap_or_default();
+            let continues = next
+                .get(column..)
+                .is_some_and(|rest| rest.starts_with('│') || rest.starts_with('├') || rest.starts_with('└'));
+            assert!(continues, "{provider}: the tree line breaks after line {}:\n{stdout}", number + 1);
+        }
+    }
+}
+
+#[test]
+fn the_header_counts_with_the_parallelism() {
+    let (_, stdout, _) = show("aws", &["-j", "2"]);
+    let header = stdout.lines().nth(1).unwrap();
+    assert!(header.ends_with("up to 2 at once (`-j 2`; 4 could run together with `-j 4`)"), "{header}");
+    let (_, stdout, _) = show("aws", &["--parallelism", "16"]);
+    assert!(stdout.lines().nth(1).unwrap().ends_with("up to 4 at once"), "{stdout}");
+    let (code, _, stderr) = show("aws", &["-j", "0"]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
+fn show_help_says_it_draws_and_runs_nothing() {
+    let output = assert_cmd::Command::cargo_bin("runner").unwrap().args(["show", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&output.stdout);
+    assert!(help.contains("nothing runs"), "{help}");
+    assert!(help.contains("Draw only these projects"), "{help}");
+    assert!(!help.to_lowercase().contains("run only"), "{help}");
+    let output = assert_cmd::Command::cargo_bin("runner").unwrap().args(["up", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&output.stdout).contains("Run only these projects"), "`up` keeps its words");
+}
