@@ -12,28 +12,14 @@ command -v kubectl >/dev/null 2>&1 || {
 }
 command -v python3 >/dev/null 2>&1 || { echo "test: python3 is required by the pulumi test double" >&2; exit 1; }
 # Debian packages the tests drive: `runner timeline` pictures are checked as a real browser
-# draws them (chromium), `show --format dot` as graphviz lays it out (graphviz), and the screen a
-# person sees after Ctrl-C through tmux.
+# draws them (chromium), `show --format dot` as graphviz lays it out (graphviz), the completion
+# scripts in the shells they are for (zsh, fish), and the screen a person sees after Ctrl-C (tmux).
 missing=()
-command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-command -v dot >/dev/null 2>&1 || missing+=(graphviz)
-command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+for need in chromium:chromium dot:graphviz zsh:zsh fish:fish tmux:tmux; do
+    command -v "${need%%:*}" >/dev/null 2>&1 || missing+=("${need#*:}")
+done
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "test: installing ${missing[*]} (Debian packages the tests use)" >&2
-    sudo_if_needed=()
-    [ "$(id -u)" = 0 ] || sudo_if_needed=(sudo)
-    "${sudo_if_needed[@]}" apt-get update
-    DEBIAN_FRONTEND=noninteractive "${sudo_if_needed[@]}" apt-get install -y "${missing[@]}"
-fi
-
-# `runner show --format dot` is checked as graphviz lays it out, and the completion scripts
-# are checked in the shells they are for.
-missing=()
-command -v dot >/dev/null 2>&1 || missing+=(graphviz)
-command -v zsh >/dev/null 2>&1 || missing+=(zsh)
-command -v fish >/dev/null 2>&1 || missing+=(fish)
-if [ "${#missing[@]}" -gt 0 ]; then
-    echo "test: installing ${missing[*]} (the show and completion tests use them)" >&2
     if [ "$(id -u)" = 0 ]; then
         apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
     else
