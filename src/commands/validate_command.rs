@@ -50,11 +50,11 @@ pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus
         eprintln!("warning: {}", reference.message);
     }
     println!(
-        "provider `{}` and stack `{}` are valid: {} projects, {} configuration keys",
+        "provider `{}` and stack `{}` are valid: {}, {}",
         loaded.provider.name,
         stack.stack,
-        loaded.graph.len(),
-        loaded.provider.config.len()
+        crate::text::counted(loaded.graph.len(), "project"),
+        crate::text::counted(loaded.provider.config.len(), "configuration key")
     );
     Ok(ExitStatus::Success)
 }

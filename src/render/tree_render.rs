@@ -64,10 +64,10 @@ pub fn tree(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan, lay
 fn header_line(plan: &ExecutionPlan, parallelism: usize) -> String {
     let widest = plan.max_width();
     let mut line = format!(
-        "{}: {} projects in {} waves, up to {} at once",
+        "{}: {} in {}, up to {} at once",
         plan.operation,
-        plan.len(),
-        plan.waves.len(),
+        crate::text::counted(plan.len(), "project"),
+        crate::text::counted(plan.waves.len(), "wave"),
         widest.min(parallelism)
     );
     if widest > parallelism {

@@ -116,7 +116,7 @@ impl ChangeReport {
         let (noun, none) = self.noun();
         if changed.is_empty() {
             if self.projects.iter().all(|p| p.result == ProjectResult::Succeeded) {
-                let _ = writeln!(out, "{none} in {} projects", self.projects.len());
+                let _ = writeln!(out, "{none} in {}", crate::text::counted(self.projects.len(), "project"));
             }
             return out;
         }
@@ -165,9 +165,10 @@ impl ChangeReport {
         let verb = if self.operation == Operation::Drift { "drifted in" } else { "change" };
         let _ = writeln!(
             out,
-            "{} of {} projects {verb} {total} resources{}.\n",
+            "{} of {} {verb} {}{}.\n",
             changed.len(),
-            self.projects.len(),
+            crate::text::counted(self.projects.len(), "project"),
+            crate::text::counted(total, "resource"),
             if failed.is_empty() { String::new() } else { format!("; {} did not succeed", failed.len()) }
         );
         for project in &failed {
