@@ -256,6 +256,32 @@ impl Workspace {
         workspace
     }
 
+    /// `runner ARGS` in a pseudo-terminal (`tests/support/drive-pty.py`) answering `steps`, with
+    /// the test double as `pulumi`, an `xterm`, and colour as the caller leaves it.
+    pub fn fake_pulumi_in_a_terminal(&self, steps: &str, args: &[&str]) -> std::process::Command {
+        self.file("pty-script.json", steps);
+        let mut command = std::process::Command::new("python3");
+        command
+            .arg(repository().join("tests/support/drive-pty.py"))
+            .arg(self.path("pty-script.json"))
+            .arg("--")
+            .arg(assert_cmd::cargo::cargo_bin("runner"))
+            .args(args)
+            .current_dir(self.root())
+            .env("PATH", path_with(&fake_pulumi_dir()))
+            .env("FAKE_PULUMI_SCRIPT", self.path("fake-script.json"))
+            .env("FAKE_PULUMI_STATE", self.path("fake-state"))
+            .env("PULUMI_CONFIG_PASSPHRASE", "fake-passphrase")
+            .env("HOME", self.path("home"))
+            .env("TERM", "xterm")
+            .env_remove("CI")
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR")
+            .env_remove("CLICOLOR_FORCE")
+            .env_remove("PULUMI_BACKEND_URL");
+        command
+    }
+
     /// Every invocation the test double recorded: a `start` and an `end` line each.
     pub fn fake_invocations(&self) -> Vec<serde_json::Value> {
         let text = std::fs::read_to_string(self.path("fake-state/invocations.jsonl")).unwrap_or_default();

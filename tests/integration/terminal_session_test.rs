@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::support::{fake_pulumi_dir, path_with, repository, Workspace};
+use crate::support::Workspace;
 
 const PROVIDER: &str = "[[project]]\npath = \"network\"\nphase = \"infrastructure\"\n\n\
                         [[project]]\npath = \"kubernetes/applications/demo\"\nphase = \"kubernetes\"\ndepends_on = [\"network\"]\n";
@@ -20,31 +20,21 @@ fn workspace(script: &str) -> Workspace {
 
 /// Runs `runner ARGS` in a pseudo-terminal driven by `steps`; returns the transcript and exit code.
 fn in_a_terminal(workspace: &Workspace, steps: serde_json::Value, args: &[&str]) -> (String, Option<i32>) {
-    workspace.file("pty-script.json", steps.to_string());
-    let output = terminal_command(workspace, "python3")
-        .arg(repository().join("tests/support/drive-pty.py"))
-        .arg(workspace.path("pty-script.json"))
-        .arg("--")
-        .arg(assert_cmd::cargo::cargo_bin("runner"))
-        .args(args)
-        .output()
-        .unwrap();
+    let output = workspace.fake_pulumi_in_a_terminal(&steps.to_string(), args).env("NO_COLOR", "1").output().unwrap();
     (String::from_utf8_lossy(&output.stdout).into_owned(), output.status.code())
 }
 
-fn terminal_command(workspace: &Workspace, program: impl AsRef<std::ffi::OsStr>) -> Command {
+/// For tmux: the same environment as the pseudo-terminal runs.
+fn terminal_command(workspace: &Workspace, program: &str) -> Command {
+    let probe = workspace.fake_pulumi_in_a_terminal("[]", &[]);
     let mut command = Command::new(program);
-    command
-        .current_dir(workspace.root())
-        .env("PATH", path_with(&fake_pulumi_dir()))
-        .env("FAKE_PULUMI_SCRIPT", workspace.path("fake-script.json"))
-        .env("FAKE_PULUMI_STATE", workspace.path("fake-state"))
-        .env("PULUMI_CONFIG_PASSPHRASE", "fake-passphrase")
-        .env("HOME", workspace.path("home"))
-        .env("TERM", "xterm")
-        .env("NO_COLOR", "1")
-        .env_remove("CI")
-        .env_remove("PULUMI_BACKEND_URL");
+    command.current_dir(workspace.root()).env("NO_COLOR", "1");
+    for (key, value) in probe.get_envs() {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
     command
 }
 
