@@ -90,6 +90,8 @@ def main():
     child.returncode = os.waitstatus_to_exitcode(status)
     record = {
         "label": args.label,
+        # The 1-minute load average as the command ended: other work competing for the CPUs.
+        "load_1m": round(os.getloadavg()[0], 2),
         "exit": child.returncode,
         "wall_s": round(wall, 4),
         "self_peak_rss_kb": peak,

@@ -4,7 +4,9 @@
 #   bash benches/run.sh
 #
 # 1. scheduling efficiency (MARA's aws graph, a 200-project wide graph, a 50-deep chain), with the
-#    fake CLI (tests/support/fake-pulumi) and again with benches/sleep-pulumi (no start-up cost),
+#    fake CLI (tests/support/fake-pulumi) and again with benches/sleep-pulumi (no start-up cost);
+#    1a. on MARA's graph, the cluster rule against MARA's phase barrier in alternating runs;
+#    1b. start priority at --parallelism 4 on a random graph,
 # 2. `pulumi` processes per project per operation with the real CLI behind benches/shim,
 # 3. `show`/`validate` on a generated 5,000-project provider (and other sizes, to see growth),
 #    plus the scheduler's own CPU on large `up`s, 4. the runner's memory while 16 projects print
@@ -15,8 +17,10 @@
 #   BENCH_RUNS=3             timed runs per measurement (at least 3; figures are medians)
 #   BENCH_STREAM_BYTES=N     bytes each project prints in benchmark 4 (default 104857600)
 #   BENCH_BIG_N=N            projects in benchmark 3 (default 5000)
-#   BENCH_ONLY="sched ..."   run a subset (sched procs scale stream e2e); the file then says "not run"
+#   BENCH_RULE_RUNS=7        runs of each variant in the cluster-rule comparison (at least 5)
+#   BENCH_ONLY="sched ..."   run a subset (sched rule prio procs scale stream e2e); the file then says "not run"
 #   BENCH_KEEP=1             keep the temporary folder with every raw result
+#   BENCH_OUT=FILE           write the report there instead of BENCHMARKS.md (for a subset run)
 # Needs Python 3 (standard library only), /usr/bin/time if present (else Python measures), and
 # for benchmarks 2 and 5 the real CLI from scripts/install-pulumi.sh (built once, cached).
 set -euo pipefail
@@ -27,10 +31,15 @@ FAKE_DIR="$ROOT/tests/support/fake-pulumi"
 RUNS="${BENCH_RUNS:-3}"
 STREAM_BYTES="${BENCH_STREAM_BYTES:-104857600}"
 BIG_N="${BENCH_BIG_N:-5000}"
-ONLY="${BENCH_ONLY:-sched prio procs scale stream e2e}"
+RULE_RUNS="${BENCH_RULE_RUNS:-7}"
+ONLY="${BENCH_ONLY:-sched rule prio procs scale stream e2e}"
 if [ "$RUNS" -lt 3 ]; then
     echo "bench: BENCH_RUNS=$RUNS is below 3; using 3" >&2
     RUNS=3
+fi
+if [ "$RULE_RUNS" -lt 5 ]; then
+    echo "bench: BENCH_RULE_RUNS=$RULE_RUNS is below 5; using 5" >&2
+    RULE_RUNS=5
 fi
 
 log() { printf 'bench: [%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -97,6 +106,7 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 # 1. scheduling efficiency with the fake CLI
+#    (1a, after it: the cluster rule against MARA's phase barrier on MARA's graph)
 
 fake_env() { # repo [cli-dir]: the environment every fake-CLI run uses
     export PATH="${2:-$FAKE_DIR}:$PYBIN:$ORIGINAL_PATH"
@@ -174,6 +184,44 @@ if wants sched; then
     # honest about scheduling while still finishing in seconds.
     sched_bench wide-sh wide sleep 256 --n 200 --sleep 5
     sched_bench chain-sh chain sleep 4 --n 50
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 1a. MARA's aws graph with benches/sleep-pulumi: the shipped cluster rule against the same
+#     provider with `strict_phase_barrier = true` (MARA's order). The variants alternate, and
+#     swap which goes first every round, so both see the same load.
+
+if wants rule; then
+    out="$RESULTS/rule"
+    mkdir -p "$out"
+    "$RUNNER" --root "$ROOT" show --provider aws --format json > "$WORK/aws-show.json"
+    for variant in cluster barrier; do
+        python3 "$BENCH_DIR/gen.py" mara "$WORK/rule-$variant" --show-json "$WORK/aws-show.json" \
+            --backend-stacks bench
+    done
+    toml="$WORK/rule-barrier/providers/mara.toml"
+    { echo "strict_phase_barrier = true"; cat "$toml"; } > "$toml.new" && mv "$toml.new" "$toml"
+    cp "$WORK/rule-cluster/graph.json" "$out/graph.json"
+    printf '{"runs": %d, "parallelism": 4}\n' "$RULE_RUNS" > "$out/settings.json"
+    rule_run() { # variant label
+        local repo="$WORK/rule-$1"
+        (
+            fake_env "$repo" "$BENCH_DIR/sleep-pulumi"
+            "${MEASURE[@]}" --out "$out/measure.jsonl" --label "$1-$2" --cwd "$repo" \
+                --stderr "$repo/$2.err" -- "$RUNNER" up --provider mara --stack bench --non-interactive
+        )
+    }
+    python3 "$BENCH_DIR/machine.py" "$out/load.json" --load before
+    rule_run cluster warmup
+    rule_run barrier warmup
+    for i in $(seq 1 "$RULE_RUNS"); do
+        if [ $((i % 2)) -eq 1 ]; then order="cluster barrier"; else order="barrier cluster"; fi
+        for variant in $order; do
+            log "rule: $variant, run $i/$RULE_RUNS"
+            rule_run "$variant" "run-$i"
+        done
+    done
+    python3 "$BENCH_DIR/machine.py" "$out/load.json" --load after
 fi
 
 # ---------------------------------------------------------------------------------------------
@@ -382,5 +430,6 @@ fi
 
 python3 "$BENCH_DIR/machine.py" "$MACHINE" --load load_after \
     --set "total_time=$((SECONDS / 60)) min $((SECONDS % 60)) s"
-python3 "$BENCH_DIR/report.py" "$RESULTS" "$ROOT/BENCHMARKS.md"
-log "wrote BENCHMARKS.md in $((SECONDS / 60)) min $((SECONDS % 60)) s"
+OUT_FILE="${BENCH_OUT:-$ROOT/BENCHMARKS.md}"
+python3 "$BENCH_DIR/report.py" "$RESULTS" "$OUT_FILE"
+log "wrote $OUT_FILE in $((SECONDS / 60)) min $((SECONDS % 60)) s"

@@ -9,5 +9,5 @@ pub use environment_file::{EnvironmentEntry, EnvironmentFile};
 pub use line_index::{LineIndex, TextPosition};
 pub use repository_root::{normalize as normalize_path, RepositoryRoot, RootLayout};
 pub use stack_config::{StackConfig, StackConfigWarning};
-pub use stack_config_writer::{add_stack_config_values, write_atomically};
+pub use stack_config_writer::{add_stack_config_values, write_atomically, write_atomically_unflushed};
 pub use text_file::read_text;

@@ -49,25 +49,55 @@ impl HistoryRecorder {
             return;
         }
         if let Some(record) = &self.record {
-            if let Err(err) = self.store.save(record) {
-                let first = self.error.get_or_insert_with(|| err.to_string()).clone();
-                if let Ok(mut shared) = self.shared_error.lock() {
-                    shared.get_or_insert(first);
-                }
-            }
-            if let (true, Some(successes)) = (self.successes_changed, &self.successes) {
-                if let Err(err) = self.store.save_success_index(&record.stack, successes) {
+            let successes = self.successes.as_ref().filter(|_| self.successes_changed);
+            let (saved, index_saved) = save_both(&self.store, record, successes);
+            for result in [saved, index_saved] {
+                if let Err(err) = result {
                     let first = self.error.get_or_insert_with(|| err.to_string()).clone();
                     if let Ok(mut shared) = self.shared_error.lock() {
                         shared.get_or_insert(first);
                     }
                 }
+            }
+            if successes.is_some() {
                 self.successes_changed = false;
             }
             self.last_save = Some(Instant::now());
             self.dirty = false;
         }
     }
+
+    /// Whether every project of the record has an outcome: the executor's `RunFinished`
+    /// follows at once and saves, so a save now would only double the disk flushes the run
+    /// waits for before it can exit.
+    fn plan_complete(&self) -> bool {
+        self.record.as_ref().is_some_and(|record| {
+            record.projects.iter().all(|p| !matches!(p.result, ProjectState::Pending | ProjectState::Running))
+        })
+    }
+}
+
+/// Writes the record and, when given, the success index: each is flushed to disk before it
+/// replaces the old file, so two flushes; side by side they cost less than one after the other
+/// (a journaling filesystem can commit both at once).
+fn save_both(
+    store: &RunStore,
+    record: &RunRecord,
+    successes: Option<&SuccessIndex>,
+) -> (crate::error::Result<()>, crate::error::Result<()>) {
+    let Some(successes) = successes else { return (store.save(record), Ok(())) };
+    std::thread::scope(|scope| {
+        let save_index = || store.save_success_index(&record.stack, successes);
+        // Without a thread to spare, one after the other.
+        let Ok(index) = std::thread::Builder::new().spawn_scoped(scope, save_index) else {
+            return (store.save(record), save_index());
+        };
+        let saved = store.save(record);
+        let index_saved = index
+            .join()
+            .unwrap_or_else(|_| Err(crate::error::UserError::Internal("writing the success index stopped".into())));
+        (saved, index_saved)
+    })
 }
 
 impl HistoryRecorder {
@@ -139,7 +169,9 @@ impl Reporter for HistoryRecorder {
                     entry.retries.clone_from(&report.retried);
                 }
                 self.note_success(report);
-                self.save(false);
+                if !self.plan_complete() {
+                    self.save(false);
+                }
             }
             ExecutionEvent::RunFinished { at, interrupted } => {
                 if let Some(record) = self.record.as_mut() {

@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::RunRecord;
-use crate::config::write_atomically;
+use crate::config::write_atomically_unflushed;
 use crate::error::{Result, UserError};
 
 /// What a stretch of a project's time was spent on.
@@ -74,7 +74,9 @@ impl RunTimeline {
     pub fn save(&self, state_dir: &Path) -> Result<()> {
         let mut json = serde_json::to_vec_pretty(self).map_err(|err| UserError::Internal(err.to_string()))?;
         json.push(b'\n');
-        write_atomically(&Self::file(state_dir, &self.run_id), &json)
+        // Written as the run ends, so the run waits for it; unflushed, since a timeline lost to
+        // a power cut is drawn again from the run's record (`from_record`), which is flushed.
+        write_atomically_unflushed(&Self::file(state_dir, &self.run_id), &json)
     }
 
     pub fn load(state_dir: &Path, run_id: &str) -> Option<Self> {

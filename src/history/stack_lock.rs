@@ -50,8 +50,10 @@ impl StackLock {
             match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(mut file) => {
                     let json = serde_json::to_vec(&me).map_err(|err| UserError::Internal(err.to_string()))?;
+                    // Not flushed to disk: the lock only excludes runners alive on this machine,
+                    // which read it from the page cache. After a power loss its holder is gone
+                    // anyway, and a file left empty by one is unreadable and taken over below.
                     file.write_all(&json)
-                        .and_then(|_| file.sync_all())
                         .map_err(|err| UserError::Unwritable { path: path.clone(), reason: err.to_string() })?;
                     return Ok(Self { path, replaced_stale });
                 }

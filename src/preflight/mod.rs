@@ -8,4 +8,4 @@ pub use preflight_report::{Preflight, PreflightInput};
 pub use program_presence::program_problem;
 pub use provider_checks::{provider_checks, ProviderCheck};
 pub use pulumi_lock_holder::{abandoned_pulumi_locks, AbandonedLock};
-pub use writable_probe::probe_writable;
+pub use writable_probe::{probe_writable, WritableProbe};

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{abandoned_pulumi_locks, probe_writable, program_problem};
+use super::{abandoned_pulumi_locks, program_problem, WritableProbe};
 use crate::config::RepositoryRoot;
 use crate::error::UserError;
 use crate::provider::{Project, Provider};
@@ -51,13 +51,14 @@ impl Preflight {
             preflight.check_project(input, project);
         }
         let state_dir = input.root.state_dir();
+        let mut probe = WritableProbe::default();
         for dir in [state_dir.join("history"), state_dir.join("logs"), state_dir.join("locks")] {
-            if let Err(reason) = probe_writable(&dir) {
+            if let Err(reason) = probe.probe(&dir) {
                 preflight.problems.push(format!("cannot write `{}`: {reason}", dir.display()));
             }
         }
         for report in &input.reports {
-            preflight.check_report_path(report);
+            preflight.check_report_path(report, &mut probe);
         }
         preflight
     }
@@ -118,7 +119,7 @@ impl Preflight {
         }
     }
 
-    fn check_report_path(&mut self, report: &Path) {
+    fn check_report_path(&mut self, report: &Path, probe: &mut WritableProbe) {
         if report.is_dir() {
             self.problems.push(format!("report path `{}` is a folder, not a file", report.display()));
             return;
@@ -127,7 +128,7 @@ impl Preflight {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
             _ => Path::new("."),
         };
-        if let Err(reason) = probe_writable(dir) {
+        if let Err(reason) = probe.probe(dir) {
             self.problems.push(format!("cannot write the report `{}`: {reason}", report.display()));
         }
     }

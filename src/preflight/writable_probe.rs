@@ -1,26 +1,46 @@
 //! Finds out before a run whether a folder can be written, by writing to it.
 
+use std::collections::HashSet;
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 /// Writes then removes a probe file in `dir`, or in its nearest existing ancestor when it does
 /// not exist yet (nothing is created): a read-only or full filesystem, or a file in the way, is
 /// found before any project runs, not after. `Err` says why.
 pub fn probe_writable(dir: &Path) -> Result<(), String> {
-    let mut existing = dir;
-    while !existing.exists() {
-        existing = match existing.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent,
-            _ => Path::new("."),
-        };
+    WritableProbe::default().probe(dir)
+}
+
+/// Probes several folders. A probe is flushed to disk (errors some filesystems report only
+/// then) once per filesystem: a full or failing filesystem fails every folder on it alike, and
+/// each flush costs milliseconds before the first project may start.
+#[derive(Debug, Default)]
+pub struct WritableProbe {
+    flushed_devices: HashSet<u64>,
+}
+
+impl WritableProbe {
+    /// Like [`probe_writable`], flushing only on a filesystem not flushed yet.
+    pub fn probe(&mut self, dir: &Path) -> Result<(), String> {
+        let mut existing = dir;
+        while !existing.exists() {
+            existing = match existing.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => parent,
+                _ => Path::new("."),
+            };
+        }
+        let metadata = std::fs::metadata(existing).map_err(|err| err.to_string())?;
+        if !metadata.is_dir() {
+            return Err(format!("`{}` is not a folder", existing.display()));
+        }
+        let mut probe =
+            tempfile::Builder::new().prefix(".runner-probe-").tempfile_in(existing).map_err(|err| err.to_string())?;
+        std::io::Write::write_all(&mut probe, b"probe").map_err(|err| err.to_string())?;
+        if self.flushed_devices.insert(metadata.dev()) {
+            probe.as_file().sync_all().map_err(|err| err.to_string())?;
+        }
+        Ok(())
     }
-    if !existing.is_dir() {
-        return Err(format!("`{}` is not a folder", existing.display()));
-    }
-    let mut probe =
-        tempfile::Builder::new().prefix(".runner-probe-").tempfile_in(existing).map_err(|err| err.to_string())?;
-    std::io::Write::write_all(&mut probe, b"probe").map_err(|err| err.to_string())?;
-    probe.as_file().sync_all().map_err(|err| err.to_string())?;
-    Ok(())
 }
 
 #[cfg(test)]
@@ -40,5 +60,16 @@ mod tests {
         std::fs::write(dir.path().join("history"), "not a folder").unwrap();
         assert!(probe_writable(&dir.path().join("history")).is_err());
         assert!(probe_writable(&dir.path().join("history/inner")).is_err());
+    }
+
+    #[test]
+    fn every_folder_is_probed_even_when_its_filesystem_was_flushed() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("logs")).unwrap();
+        std::fs::write(dir.path().join("history"), "not a folder").unwrap();
+        let mut probe = WritableProbe::default();
+        probe.probe(&dir.path().join("logs")).unwrap();
+        assert!(probe.probe(&dir.path().join("history")).is_err(), "same filesystem, still checked");
+        assert_eq!(probe.flushed_devices.len(), 1);
     }
 }

@@ -31,13 +31,20 @@ fn rewrite_masked(path: &Path, mask: &SecretMask, temp_dir: &Path) -> std::io::R
     let file = std::fs::File::open(path)?;
     let mut masked = tempfile::NamedTempFile::new_in(temp_dir)?;
     let mut reader = std::io::BufReader::new(file);
+    // Buffered: an event log has a line per engine event, thousands for a large stack.
+    let mut writer = std::io::BufWriter::new(masked.as_file_mut());
     let mut line = Vec::new();
     while reader.read_until(b'\n', &mut line)? > 0 {
         let text = String::from_utf8_lossy(&line);
-        masked.write_all(mask.apply(&text).as_bytes())?;
+        writer.write_all(mask.apply(&text).as_bytes())?;
         line.clear();
     }
-    masked.as_file().sync_all()?;
+    writer.flush()?;
+    drop(writer);
+    // Renamed over the original without flushing it to disk first: dependents wait for this
+    // project to end, and a flush costs milliseconds on a busy machine. Readers and a crash of
+    // the runner still see one whole file or the other, as before; a power loss may leave the
+    // masked one empty, which the flush prevented (the rename itself was never flushed).
     masked.persist(path).map_err(|err| err.error)?;
     Ok(())
 }

@@ -1,4 +1,4 @@
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -45,11 +45,20 @@ pub struct PulumiCli {
     stack_creation: Mutex<()>,
     /// `--config-file` per project folder, decided when its stack is located.
     config_files: std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+    /// Event logs an operation of this run already wrote: a second operation of the project (a
+    /// retry, a prerequisite) must not read the first one's events. The run's log folder is new,
+    /// so any other event log cannot exist yet.
+    event_logs_used: std::sync::Mutex<HashSet<PathBuf>>,
 }
 
 impl PulumiCli {
     pub fn new(context: PulumiCliContext) -> Self {
-        Self { context, stack_creation: Mutex::new(()), config_files: std::sync::Mutex::default() }
+        Self {
+            context,
+            stack_creation: Mutex::new(()),
+            config_files: std::sync::Mutex::default(),
+            event_logs_used: std::sync::Mutex::default(),
+        }
     }
 
     /// `--config-file` unless the project's `Pulumi.yaml` already points at the shared folder.
@@ -128,8 +137,14 @@ impl ProjectCli for PulumiCli {
         let context = &self.context;
         let dir = context.provider.dir_of(project);
         let (backend, stack, folder) = (context.backend.clone(), context.stack.clone(), dir.clone());
-        // Reads `Pulumi.yaml` and looks for the stack's state file: file system work.
+        let log_folder = self.event_log_path(project).parent().map(Path::to_path_buf);
+        // Reads `Pulumi.yaml` and looks for the stack's state file: file system work. The
+        // folder of the project's event log is made in the same trip to the blocking threads:
+        // on a busy machine each trip costs the project's start a wait for a thread.
         let (manifest, exists) = tokio::task::spawn_blocking(move || {
+            if let Some(log_folder) = log_folder {
+                let _ = std::fs::create_dir_all(log_folder);
+            }
             let manifest = PulumiManifest::load(&folder)?;
             let exists = backend.stack_exists(&manifest.name, &stack);
             Ok::<_, String>((manifest, exists))
@@ -192,14 +207,11 @@ impl ProjectCli for PulumiCli {
         cancellation: &Cancellation,
     ) -> OperationOutcome {
         let event_log = self.event_log_path(project);
-        let stale = event_log.clone();
-        let _ = tokio::task::spawn_blocking(move || {
-            if let Some(parent) = stale.parent() {
-                let _ = std::fs::create_dir_all(parent);
-            }
-            let _ = std::fs::remove_file(&stale);
-        })
-        .await;
+        let first_use = self.event_logs_used.lock().map(|mut used| used.insert(event_log.clone())).unwrap_or(false);
+        if !first_use {
+            let stale = event_log.clone();
+            let _ = tokio::task::spawn_blocking(move || std::fs::remove_file(stale)).await;
+        }
         let process = PulumiProcess {
             program: &self.context.pulumi,
             args: self.operation_args(project, stack, operation, &event_log),

@@ -1,5 +1,5 @@
 //! Dependency-true scheduling, durations from history and run timelines, against the real
-//! `pulumi` (the shipped `local` provider) and a real headless browser.
+//! `pulumi` (the shipped `local` provider), the fake CLI and a real headless browser.
 
 use std::path::{Path, PathBuf};
 
@@ -188,6 +188,72 @@ fn when_the_real_cluster_fails_what_needs_no_cluster_still_finishes() {
     let (certmgr, reason) = result_of(&report, "kubernetes/certmgr");
     assert_eq!((certmgr.as_str(), reason.as_deref()), ("skipped", Some("dependency `infrastructure/cluster` failed")));
     assert_eq!(result_of(&report, "kubernetes/applications/demo").0, "skipped");
+}
+
+/// The same shape as the real `local` provider, with the fake CLI: MARA's cluster marks.
+const CLUSTER_AND_REGISTRY: &str = r#"
+[[project]]
+path = "infrastructure/cluster"
+phase = "infrastructure"
+provides_cluster = true
+
+[[project]]
+path = "infrastructure/registry"
+phase = "infrastructure"
+
+[[project]]
+path = "utility/image"
+phase = "kubernetes"
+depends_on = ["infrastructure/registry"]
+needs_cluster = false
+
+[[project]]
+path = "kubernetes/certmgr"
+phase = "kubernetes"
+
+[[project]]
+path = "kubernetes/app"
+phase = "kubernetes"
+depends_on = ["utility/image"]
+"#;
+
+#[test]
+fn when_the_fake_cluster_fails_the_image_branch_still_finishes() {
+    // The cluster fails at once; the registry is still running then, so the image build starts
+    // only after the failure: it must not be skipped for it.
+    let script = r#"{"projects": {"infrastructure-cluster": {"fail": "eks: quota exceeded"},
+                                  "infrastructure-registry": {"sleep": 0.5}}}"#;
+    let projects =
+        ["infrastructure/cluster", "infrastructure/registry", "utility/image", "kubernetes/certmgr", "kubernetes/app"];
+    let workspace = Workspace::with_fake_pulumi(CLUSTER_AND_REGISTRY, &projects, script);
+    let up =
+        workspace.run(&["up", "--provider", "demo", "--stack", "dev", "--non-interactive", "--report", "json=r.json"]);
+    up.expect_code(1);
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(workspace.path("r.json")).unwrap()).unwrap();
+    assert_eq!(result_of(&report, "infrastructure/cluster").0, "failed", "{}", up.stderr());
+    assert_eq!(result_of(&report, "infrastructure/registry").0, "succeeded");
+    assert_eq!(result_of(&report, "utility/image").0, "succeeded", "it needs no cluster: {}", up.stderr());
+    // It declares no dependency: it waits for the cluster by the cluster rule alone.
+    let (certmgr, reason) = result_of(&report, "kubernetes/certmgr");
+    assert_eq!(
+        (certmgr.as_str(), reason.as_deref()),
+        ("skipped", Some("cluster provider `infrastructure/cluster` failed"))
+    );
+    assert_eq!(result_of(&report, "kubernetes/app").0, "skipped", "it needs the cluster");
+
+    let invocations = workspace.fake_invocations();
+    let at = |project: &str, event: &str, key: &str| {
+        invocations
+            .iter()
+            .find(|line| line["project"] == project && line["event"] == event && line["op"] == "up")
+            .and_then(|line| line[key].as_f64())
+            .unwrap_or_else(|| panic!("no `up` {event} of {project}"))
+    };
+    assert!(
+        at("infrastructure-cluster", "end", "end") < at("utility-image", "start", "start"),
+        "the image started after the cluster had failed"
+    );
+    assert!(!invocations.iter().any(|line| line["project"] == "kubernetes-certmgr" && line["op"] == "up"));
 }
 
 #[test]
