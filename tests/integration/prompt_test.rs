@@ -62,6 +62,38 @@ fn prompts_in_a_terminal_from_an_empty_stack_file_to_a_completed_up() {
     assert_eq!(parsed["config"]["kubernetes:infra_type"], serde_yaml::Value::from("local"));
     assert!(parsed["config"]["local:cluster_token"]["secure"].is_string(), "the token is stored encrypted: {stack}");
     assert!(!stack.contains("pty-token-5678"));
+
+    // The same terminal destroys it all once the stack name is typed.
+    let script = json!([
+        {"expect": r"Passphrase of the local Pulumi backend.*: ", "send": "pty-passphrase-1234\r"},
+        {"expect": r"Repeat it", "send": "pty-passphrase-1234\r"},
+        {"expect": r"Type the stack name `dev` to destroy them", "send": "dev\r"},
+    ]);
+    workspace.file("pty-script.json", script.to_string());
+    let output = std::process::Command::new("python3")
+        .arg(repository().join("tests/support/drive-pty.py"))
+        .arg(workspace.path("pty-script.json"))
+        .arg("--")
+        .arg(&runner)
+        .args(["destroy", "--provider", "local", "--stack", "dev"])
+        .current_dir(workspace.root())
+        .env("PATH", path_with(&real_pulumi_dir()))
+        .env("HOME", workspace.path("home"))
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm")
+        .env_remove("CI")
+        .env_remove("PULUMI_CONFIG_PASSPHRASE")
+        .env_remove("PULUMI_BACKEND_URL")
+        .output()
+        .unwrap();
+    let transcript = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{transcript}");
+    assert!(
+        transcript.contains("`destroy` deletes every resource of 6 projects of `local` in stack `dev`"),
+        "{transcript}"
+    );
+    assert!(transcript.contains("destroy: 6 succeeded in"), "{transcript}");
+    assert!(transcript.contains("terminal after exit: echo=on icanon=on"), "{transcript}");
 }
 
 #[test]
