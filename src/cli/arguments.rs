@@ -61,7 +61,7 @@ pub enum CommandArguments {
     Preview(RunArguments),
     /// Reconcile state with the real resources: `pulumi refresh` on every project.
     Refresh(RunArguments),
-    /// Tear down: `pulumi destroy` on every project, dependents first.
+    /// Tear down: `pulumi destroy` on every project, dependents first; a terminal asks for the stack name.
     #[command(alias = "down")]
     Destroy(RunArguments),
     /// Find changes made outside Pulumi: `pulumi refresh --preview-only` on every project; exit 3 on drift.

@@ -14,6 +14,28 @@ fn local_workspace(environment: &str) -> Workspace {
     workspace
 }
 
+/// `runner ARGS` with the real `pulumi` in a pseudo-terminal that answers `script`, with no
+/// passphrase in the environment (the terminal gives it).
+fn real_pulumi_in_a_terminal(workspace: &Workspace, script: &serde_json::Value, args: &[&str]) -> std::process::Output {
+    workspace.file("pty-script.json", script.to_string());
+    std::process::Command::new("python3")
+        .arg(repository().join("tests/support/drive-pty.py"))
+        .arg(workspace.path("pty-script.json"))
+        .arg("--")
+        .arg(assert_cmd::cargo::cargo_bin("runner"))
+        .args(args)
+        .current_dir(workspace.root())
+        .env("PATH", path_with(&real_pulumi_dir()))
+        .env("HOME", workspace.path("home"))
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm")
+        .env_remove("CI")
+        .env_remove("PULUMI_CONFIG_PASSPHRASE")
+        .env_remove("PULUMI_BACKEND_URL")
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn prompts_in_a_terminal_from_an_empty_stack_file_to_a_completed_up() {
     let workspace = local_workspace("PULUMI_STACK=dev\nKUBECONFIG=.runner/kube/config\n");
@@ -30,24 +52,7 @@ fn prompts_in_a_terminal_from_an_empty_stack_file_to_a_completed_up() {
         {"expect": r"\(local:cluster_token\)", "send": "pty-token-5678\r"},
         {"expect": r"Repeat it", "send": "pty-token-5678\r"},
     ]);
-    workspace.file("pty-script.json", script.to_string());
-    let runner = assert_cmd::cargo::cargo_bin("runner");
-    let output = std::process::Command::new("python3")
-        .arg(repository().join("tests/support/drive-pty.py"))
-        .arg(workspace.path("pty-script.json"))
-        .arg("--")
-        .arg(&runner)
-        .args(["up", "--provider", "local", "--stack", "dev"])
-        .current_dir(workspace.root())
-        .env("PATH", path_with(&real_pulumi_dir()))
-        .env("HOME", workspace.path("home"))
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm")
-        .env_remove("CI")
-        .env_remove("PULUMI_CONFIG_PASSPHRASE")
-        .env_remove("PULUMI_BACKEND_URL")
-        .output()
-        .unwrap();
+    let output = real_pulumi_in_a_terminal(&workspace, &script, &["up", "--provider", "local", "--stack", "dev"]);
     let transcript = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{transcript}");
     assert!(transcript.contains("up: 6 succeeded in"), "{transcript}");
@@ -69,23 +74,7 @@ fn prompts_in_a_terminal_from_an_empty_stack_file_to_a_completed_up() {
         {"expect": r"Repeat it", "send": "pty-passphrase-1234\r"},
         {"expect": r"Type the stack name `dev` to destroy them", "send": "dev\r"},
     ]);
-    workspace.file("pty-script.json", script.to_string());
-    let output = std::process::Command::new("python3")
-        .arg(repository().join("tests/support/drive-pty.py"))
-        .arg(workspace.path("pty-script.json"))
-        .arg("--")
-        .arg(&runner)
-        .args(["destroy", "--provider", "local", "--stack", "dev"])
-        .current_dir(workspace.root())
-        .env("PATH", path_with(&real_pulumi_dir()))
-        .env("HOME", workspace.path("home"))
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm")
-        .env_remove("CI")
-        .env_remove("PULUMI_CONFIG_PASSPHRASE")
-        .env_remove("PULUMI_BACKEND_URL")
-        .output()
-        .unwrap();
+    let output = real_pulumi_in_a_terminal(&workspace, &script, &["destroy", "--provider", "local", "--stack", "dev"]);
     let transcript = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{transcript}");
     assert!(
