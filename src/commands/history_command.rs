@@ -17,7 +17,7 @@ pub fn history(settings: &Settings, history: &HistorySettings) -> Result<ExitSta
         .collect();
     if runs.is_empty() {
         let which = history.stack.as_ref().map(|stack| format!(" of stack `{stack}`")).unwrap_or_default();
-        let shown = state_dir.strip_prefix(settings.root.path()).unwrap_or(&state_dir).join("history");
+        let shown = settings.root.relative(&state_dir).join("history");
         eprintln!(
             "no runs{which} recorded yet in `{}`: `runner up`, `preview`, `refresh`, `destroy` and `drift` record theirs",
             shown.display()
@@ -32,14 +32,14 @@ pub fn history(settings: &Settings, history: &HistorySettings) -> Result<ExitSta
 
 /// One run as `history` lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HistoryRow {
-    pub run_id: String,
-    pub started: String,
-    pub operation: String,
-    pub provider: String,
-    pub stack: String,
-    pub result: String,
-    pub projects: String,
+struct HistoryRow {
+    run_id: String,
+    started: String,
+    operation: String,
+    provider: String,
+    stack: String,
+    result: String,
+    projects: String,
 }
 
 impl HistoryRow {
@@ -50,8 +50,7 @@ impl HistoryRow {
             && run.host == crate::history::host_name()
             && !crate::history::process_alive(run.pid);
         let state = if abandoned { RunState::Interrupted } else { run.state };
-        let count = |state: ProjectState| run.projects.iter().filter(|p| p.result == state).count();
-        let failed = count(ProjectState::Failed);
+        let failed = run.projects.iter().filter(|p| p.result == ProjectState::Failed).count();
         let unfinished = run.projects.iter().filter(|p| p.result != ProjectState::Succeeded).count();
         let result = match state {
             RunState::Running => "running".to_string(),
@@ -73,7 +72,7 @@ impl HistoryRow {
 }
 
 /// The rows under a header, each column as wide as its widest cell.
-pub fn history_table(rows: &[HistoryRow]) -> String {
+fn history_table(rows: &[HistoryRow]) -> String {
     let header = ["run", "started", "operation", "provider", "stack", "result", "projects"];
     let cells: Vec<[&str; 7]> = rows
         .iter()

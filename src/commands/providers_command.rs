@@ -16,9 +16,7 @@ pub fn list_providers(settings: &Settings) -> Result<ExitStatus> {
             Err(err) => format!("(invalid: {err})"),
         };
         let origin = match catalog.origin(name) {
-            Some(ProviderOrigin::File(file)) => {
-                file.strip_prefix(settings.root.path()).unwrap_or(&file).display().to_string()
-            }
+            Some(ProviderOrigin::File(file)) => settings.root.relative(&file).display().to_string(),
             Some(ProviderOrigin::BuiltIn) => "built-in".to_string(),
             None => String::new(),
         };

@@ -41,7 +41,7 @@ impl StackCheck {
                 .or_else(|| std::env::var(name).ok())
                 .filter(|v| !v.is_empty())
         };
-        let relative = path.strip_prefix(settings.root.path()).unwrap_or(&path).display().to_string();
+        let relative = settings.root.relative(&path).display().to_string();
         let mut defaults_to_write = Vec::new();
         let mut missing = Vec::new();
         let mut missing_secrets = Vec::new();
@@ -92,12 +92,11 @@ impl StackCheck {
 /// Without the environment file a run still works from the process environment, but the
 /// passphrase, the backend and `KUBECONFIG` the user meant to set are silently not there.
 fn missing_environment_file(settings: &Settings, stack: &StackSettings) -> Option<StackConfigWarning> {
-    let path = stack.environment.path();
-    if path.exists() {
+    if stack.environment.found() {
         return None;
     }
-    let relative =
-        |path: &std::path::Path| path.strip_prefix(settings.root.path()).unwrap_or(path).display().to_string();
+    let path = stack.environment.path();
+    let relative = |path: &std::path::Path| settings.root.relative(path).display().to_string();
     let example = path.with_file_name("environment.example");
     let start = if example.exists() {
         format!("start one with `cp {} {}`", relative(&example), relative(path))

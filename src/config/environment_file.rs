@@ -19,6 +19,8 @@ pub struct EnvironmentEntry {
 pub struct EnvironmentFile {
     path: PathBuf,
     entries: Vec<EnvironmentEntry>,
+    /// False when there was no file: the run then has only the process environment.
+    found: bool,
 }
 
 impl EnvironmentFile {
@@ -26,7 +28,7 @@ impl EnvironmentFile {
     pub fn load(path: &Path) -> Result<Self> {
         match super::read_text(path)? {
             Some(text) => Self::parse(path, &text),
-            None => Ok(Self { path: path.to_path_buf(), entries: Vec::new() }),
+            None => Ok(Self { path: path.to_path_buf(), entries: Vec::new(), found: false }),
         }
     }
 
@@ -73,11 +75,16 @@ impl EnvironmentFile {
             }
             entries.push(EnvironmentEntry { key: key.to_string(), value: value.to_string(), line: line_number });
         }
-        Ok(Self { path: path.to_path_buf(), entries })
+        Ok(Self { path: path.to_path_buf(), entries, found: true })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the file existed when it was read.
+    pub fn found(&self) -> bool {
+        self.found
     }
 
     pub fn entries(&self) -> &[EnvironmentEntry] {

@@ -54,6 +54,11 @@ impl RepositoryRoot {
         &self.path
     }
 
+    /// `path` as a user at the root would type it: relative when it is inside the repository.
+    pub fn relative<'a>(&self, path: &'a Path) -> &'a Path {
+        path.strip_prefix(&self.path).unwrap_or(path)
+    }
+
     pub fn layout(&self) -> RootLayout {
         self.layout
     }

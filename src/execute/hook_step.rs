@@ -67,7 +67,6 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         let environment = &self.context.environment;
         let variable = |key: &str| environment.get(key).filter(|value| !value.is_empty()).cloned();
         let target = hooks::kubeconfig_target(&variable).map_err(|err| format!("kubeconfig hook: {err}"))?;
-        let shown = target.display().to_string();
         let file = target.clone();
         let installed = tokio::task::spawn_blocking(move || {
             hooks::install_kubeconfig_with_care(&target, &kubeconfig, switch_context)
@@ -76,7 +75,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         .map_err(|err| format!("kubeconfig hook: {err}"))?
         .map_err(|err| format!("kubeconfig hook: {err}"))?;
         let mut notes = hooks::kubeconfig_notes(&installed);
-        notes.push(format!("kubeconfig context `{}` installed in `{shown}`", installed.context));
+        notes.push(format!("kubeconfig context `{}` installed in `{}`", installed.context, file.display()));
         Ok((notes, InstalledKubeconfig { project: project.path.clone(), context: installed.context, file }))
     }
 }

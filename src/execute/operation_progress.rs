@@ -19,18 +19,13 @@ impl ResourceChanges {
     /// `3 created, 1 updated, 20 unchanged`: the counts that are not zero, in the words and
     /// from the numbers the end-of-run table uses, so the live line and the table agree.
     pub fn brief(&self) -> String {
-        let parts: Vec<String> = [
+        crate::text::nonzero_counts(&[
             (self.created, "created"),
             (self.replaced, "replaced"),
             (self.updated, "updated"),
             (self.deleted, "deleted"),
             (self.unchanged, "unchanged"),
-        ]
-        .into_iter()
-        .filter(|(count, _)| *count > 0)
-        .map(|(count, word)| format!("{count} {word}"))
-        .collect();
-        parts.join(", ")
+        ])
     }
 }
 

@@ -26,20 +26,15 @@ pub fn failure_diagnostics(operation: Operation, outcome: &ProcessOutcome) -> Fa
         printed.iter().rev().take(1).cloned().collect()
     };
     let first_line = diagnostics.first().and_then(|text| text.lines().find(|line| !line.trim().is_empty()));
+    let command = operation.pulumi_command().join(" ");
     let summary = match (&outcome.exit, first_line) {
         (ExitState::SpawnFailed(reason), _) => format!("could not start `pulumi`: {reason}"),
         (_, Some(first)) => first.trim().to_string(),
         (exit, None) if outcome.cancelled => {
-            format!(
-                "`pulumi {}` stopped when the run was interrupted ({})",
-                operation.pulumi_command().join(" "),
-                exit.describe()
-            )
+            format!("`pulumi {command}` stopped when the run was interrupted ({})", exit.describe())
         }
-        (ExitState::Signaled(_), None) => {
-            format!("`pulumi {}` was stopped by {}", operation.pulumi_command().join(" "), outcome.exit.describe())
-        }
-        (exit, None) => format!("`pulumi {}` ended with {}", operation.pulumi_command().join(" "), exit.describe()),
+        (exit @ ExitState::Signaled(_), None) => format!("`pulumi {command}` was stopped by {}", exit.describe()),
+        (exit, None) => format!("`pulumi {command}` ended with {}", exit.describe()),
     };
     FailureDetail { summary, diagnostics, log_tail: outcome.output_tail.clone(), log_path: None }
 }

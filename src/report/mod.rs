@@ -20,6 +20,6 @@ pub use junit_report::write_junit_report;
 pub use log_files::LogFiles;
 pub use plain_reporter::PlainReporter;
 pub use reporter::Reporter;
-pub use run_footer::{run_footer, totals};
+pub use run_footer::run_footer;
 pub use run_summary::RunSummary;
 pub use terminal_reporter::TerminalReporter;

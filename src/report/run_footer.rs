@@ -4,7 +4,7 @@ use std::path::Path;
 use super::run_summary::format_duration;
 use super::RunSummary;
 use crate::execute::ProjectResult;
-use crate::text::counted;
+use crate::text::{counted, nonzero_counts};
 
 /// The few lines that end every run, after the per-project lines: what happened in total, where
 /// the logs are, which kubeconfig contexts were installed where, and on failure the command that
@@ -34,18 +34,15 @@ pub fn run_footer(summary: &RunSummary, resume_command: &str, cwd: Option<&Path>
 }
 
 /// `5 succeeded, 1 failed, 2 skipped`: only the results that happened, in a fixed order.
-pub fn totals(summary: &RunSummary) -> String {
-    let parts: Vec<String> =
-        [ProjectResult::Succeeded, ProjectResult::Failed, ProjectResult::Skipped, ProjectResult::Cancelled]
-            .into_iter()
-            .map(|result| (summary.count(result), result.as_str()))
-            .filter(|(count, _)| *count > 0)
-            .map(|(count, word)| format!("{count} {word}"))
-            .collect();
-    if parts.is_empty() {
-        return "no project ran".into();
+fn totals(summary: &RunSummary) -> String {
+    let counts = [ProjectResult::Succeeded, ProjectResult::Failed, ProjectResult::Skipped, ProjectResult::Cancelled]
+        .map(|result| (summary.count(result) as u64, result.as_str()));
+    let text = nonzero_counts(&counts);
+    if text.is_empty() {
+        "no project ran".into()
+    } else {
+        text
     }
-    parts.join(", ")
 }
 
 /// A path below the current folder is shown relative to it: shorter, and still one to open.

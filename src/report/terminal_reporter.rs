@@ -21,8 +21,6 @@ const MAX_PATH_SHARE: usize = 2;
 pub struct TerminalReporter {
     multi: MultiProgress,
     bars: HashMap<ProjectPath, ProgressBar>,
-    /// The last full status of each running project, refitted when the terminal is resized.
-    status: HashMap<ProjectPath, String>,
     path_width: usize,
     verbose: bool,
     color: bool,
@@ -35,16 +33,7 @@ pub struct TerminalReporter {
 impl TerminalReporter {
     pub fn new(verbose: bool, color: bool) -> Self {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(8));
-        Self {
-            multi,
-            bars: HashMap::new(),
-            status: HashMap::new(),
-            path_width: 20,
-            verbose,
-            color,
-            fixed_columns: None,
-            eta: None,
-        }
+        Self { multi, bars: HashMap::new(), path_width: 20, verbose, color, fixed_columns: None, eta: None }
     }
 
     /// A reporter drawing nowhere, `columns` wide: for tests of the lines it makes.
@@ -115,11 +104,10 @@ impl TerminalReporter {
             .tick_chars("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏ ")
     }
 
-    fn set_status(&mut self, project: &ProjectPath, status: String) {
+    fn set_status(&self, project: &ProjectPath, status: &str) {
         if let Some(bar) = self.bars.get(project) {
-            bar.set_message(self.live_message(&status));
+            bar.set_message(self.live_message(status));
         }
-        self.status.insert(project.clone(), status);
     }
 
     fn clear_live_area(&mut self) {
@@ -129,7 +117,6 @@ impl TerminalReporter {
         if let Some(bar) = self.eta.take() {
             bar.finish_and_clear();
         }
-        self.status.clear();
         let _ = self.multi.clear();
     }
 }
@@ -175,12 +162,12 @@ impl Reporter for TerminalReporter {
                 bar.set_prefix(prefix);
                 bar.enable_steady_tick(Duration::from_millis(120));
                 let status = if *attempt > 1 { format!("attempt {attempt}") } else { "starting".into() };
-                self.set_status(project, status);
+                self.set_status(project, &status);
             }
             ExecutionEvent::ProjectProgress { project, progress } => {
-                self.set_status(project, progress_status(progress));
+                self.set_status(project, &progress_status(progress));
             }
-            ExecutionEvent::ProjectNote { project, message } => self.set_status(project, message.clone()),
+            ExecutionEvent::ProjectNote { project, message } => self.set_status(project, message),
             ExecutionEvent::ProjectOutput { project, line, .. } if self.verbose => {
                 let _ = self.multi.println(format!("[{project}] {line}"));
             }
@@ -189,7 +176,6 @@ impl Reporter for TerminalReporter {
                     bar.finish_and_clear();
                     self.multi.remove(&bar);
                 }
-                self.status.remove(&report.project);
                 let line = self.finished_line(report);
                 let _ = self.multi.println(line);
             }

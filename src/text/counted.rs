@@ -8,6 +8,13 @@ pub fn counted_as(count: usize, singular: &str, plural: &str) -> String {
     format!("{count} {}", if count == 1 { singular } else { plural })
 }
 
+/// `3 created, 1 updated`: each count with its word, leaving out the zeros, in the order given.
+pub fn nonzero_counts(counts: &[(u64, &str)]) -> String {
+    let parts: Vec<String> =
+        counts.iter().filter(|(count, _)| *count > 0).map(|(count, word)| format!("{count} {word}")).collect();
+    parts.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -18,5 +25,11 @@ mod tests {
         assert_eq!(counted(0, "project"), "0 projects");
         assert_eq!(counted(6, "wave"), "6 waves");
         assert_eq!(counted_as(2, "process", "processes"), "2 processes");
+    }
+
+    #[test]
+    fn zero_counts_are_left_out() {
+        assert_eq!(nonzero_counts(&[(3, "created"), (0, "updated"), (1, "deleted")]), "3 created, 1 deleted");
+        assert_eq!(nonzero_counts(&[(0, "created")]), "");
     }
 }

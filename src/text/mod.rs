@@ -4,5 +4,5 @@
 mod counted;
 mod fitted;
 
-pub use counted::{counted, counted_as};
+pub use counted::{counted, counted_as, nonzero_counts};
 pub use fitted::{fit_middle, fit_path};

@@ -17,21 +17,10 @@ fn local_workspace(environment: &str) -> Workspace {
 /// `runner ARGS` with the real `pulumi` in a pseudo-terminal that answers `script`, with no
 /// passphrase in the environment (the terminal gives it).
 fn real_pulumi_in_a_terminal(workspace: &Workspace, script: &serde_json::Value, args: &[&str]) -> std::process::Output {
-    workspace.file("pty-script.json", script.to_string());
-    std::process::Command::new("python3")
-        .arg(repository().join("tests/support/drive-pty.py"))
-        .arg(workspace.path("pty-script.json"))
-        .arg("--")
-        .arg(assert_cmd::cargo::cargo_bin("runner"))
-        .args(args)
-        .current_dir(workspace.root())
-        .env("PATH", path_with(&real_pulumi_dir()))
-        .env("HOME", workspace.path("home"))
+    workspace
+        .in_a_terminal(&script.to_string(), args)
         .env("NO_COLOR", "1")
-        .env("TERM", "xterm")
-        .env_remove("CI")
         .env_remove("PULUMI_CONFIG_PASSPHRASE")
-        .env_remove("PULUMI_BACKEND_URL")
         .output()
         .unwrap()
 }

@@ -257,8 +257,9 @@ impl Workspace {
     }
 
     /// `runner ARGS` in a pseudo-terminal (`tests/support/drive-pty.py`) answering `steps`, with
-    /// the test double as `pulumi`, an `xterm`, and colour as the caller leaves it.
-    pub fn fake_pulumi_in_a_terminal(&self, steps: &str, args: &[&str]) -> std::process::Command {
+    /// this workspace's environment (its `pulumi`, real or the test double), an `xterm`, its own
+    /// `HOME`, and colour as the caller leaves it.
+    pub fn in_a_terminal(&self, steps: &str, args: &[&str]) -> std::process::Command {
         self.file("pty-script.json", steps);
         let mut command = std::process::Command::new("python3");
         command
@@ -268,10 +269,6 @@ impl Workspace {
             .arg(assert_cmd::cargo::cargo_bin("runner"))
             .args(args)
             .current_dir(self.root())
-            .env("PATH", path_with(&fake_pulumi_dir()))
-            .env("FAKE_PULUMI_SCRIPT", self.path("fake-script.json"))
-            .env("FAKE_PULUMI_STATE", self.path("fake-state"))
-            .env("PULUMI_CONFIG_PASSPHRASE", "fake-passphrase")
             .env("HOME", self.path("home"))
             .env("TERM", "xterm")
             .env_remove("CI")
@@ -279,6 +276,9 @@ impl Workspace {
             .env_remove("CLICOLOR")
             .env_remove("CLICOLOR_FORCE")
             .env_remove("PULUMI_BACKEND_URL");
+        for (key, value) in &self.env {
+            command.env(key, value);
+        }
         command
     }
 

@@ -8,7 +8,7 @@ const PROVIDER: &str = "[[project]]\npath = \"a\"\nphase = \"infrastructure\"\n"
 fn up_in_a_terminal(no_color: bool) -> String {
     let workspace = Workspace::with_fake_pulumi(PROVIDER, &["a"], "{}");
     let mut command =
-        workspace.fake_pulumi_in_a_terminal("[]", &["up", "--provider", "demo", "--stack", "dev", "--non-interactive"]);
+        workspace.in_a_terminal("[]", &["up", "--provider", "demo", "--stack", "dev", "--non-interactive"]);
     if no_color {
         command.env("NO_COLOR", "1");
     }

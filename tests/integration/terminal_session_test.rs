@@ -20,13 +20,13 @@ fn workspace(script: &str) -> Workspace {
 
 /// Runs `runner ARGS` in a pseudo-terminal driven by `steps`; returns the transcript and exit code.
 fn in_a_terminal(workspace: &Workspace, steps: serde_json::Value, args: &[&str]) -> (String, Option<i32>) {
-    let output = workspace.fake_pulumi_in_a_terminal(&steps.to_string(), args).env("NO_COLOR", "1").output().unwrap();
+    let output = workspace.in_a_terminal(&steps.to_string(), args).env("NO_COLOR", "1").output().unwrap();
     (String::from_utf8_lossy(&output.stdout).into_owned(), output.status.code())
 }
 
 /// For tmux: the same environment as the pseudo-terminal runs.
 fn terminal_command(workspace: &Workspace, program: &str) -> Command {
-    let probe = workspace.fake_pulumi_in_a_terminal("[]", &[]);
+    let probe = workspace.in_a_terminal("[]", &[]);
     let mut command = Command::new(program);
     command.current_dir(workspace.root()).env("NO_COLOR", "1");
     for (key, value) in probe.get_envs() {
