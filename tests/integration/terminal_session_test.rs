@@ -120,7 +120,9 @@ fn after_ctrl_c_the_screen_has_no_stale_progress_line() {
     };
     let runner = assert_cmd::cargo::cargo_bin("runner");
     let script = format!(
-        "{} up --provider demo --stack dev; echo \"exit=$?\"; stty -a | tr ' ' '\\n' | grep -x -e echo -e -echo; sleep 60",
+        // `exit=` comes last: the test reads the screen once it appears, so everything the
+        // assertions look at must already be on it.
+        "{} up --provider demo --stack dev; status=$?; stty -a | tr ' ' '\\n' | grep -x -e echo -e -echo; echo \"exit=$status\"; sleep 60",
         runner.display()
     );
     let started = tmux(&["new-session", "-d", "-s", &session, "-x", "120", "-y", "30", "bash", "-c", &script]);
