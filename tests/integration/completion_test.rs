@@ -1,5 +1,6 @@
 //! `runner completions SHELL`: the script registers `runner` as its own completer; a real
-//! `bash` sources it and calls the registered function as TAB would.
+//! `bash` sources it and calls the registered function as TAB would, `fish` answers
+//! `complete -C`, and `zsh` runs the completer function (only compsys's `_describe` stubbed).
 
 use std::path::Path;
 
@@ -126,4 +127,60 @@ fn zsh_and_fish_scripts_are_valid() {
     };
     check("zsh", "_runner", &["--no-rcs", "-n"]);
     check("fish", "runner.fish", &["--no-config", "--no-execute"]);
+}
+
+/// Runs `program` in `shell` from the repository's root; its stdout, a line per offer.
+fn shell_offers(workspace: &Workspace, shell: &str, args: &[&str], program: &str) -> Vec<String> {
+    let output = std::process::Command::new(shell)
+        .args(args)
+        .arg(program)
+        .current_dir(workspace.root())
+        .env_remove("RUNNER_COMPLETE")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap_or_else(|_| panic!("`{shell}` must be installed (scripts/test.sh installs it)"));
+    assert!(output.status.success(), "{shell}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).lines().filter(|l| !l.is_empty()).map(str::to_string).collect()
+}
+
+fn fish_offers(workspace: &Workspace, line: &str) -> Vec<String> {
+    let path = workspace.path("runner.fish");
+    std::fs::write(&path, script(workspace, "fish")).unwrap();
+    let program = format!("source '{}'; complete -C '{line}'", path.display());
+    // fish may add a tab and a description after the value.
+    let offered = shell_offers(workspace, "fish", &["--no-config", "-c"], &program);
+    offered.into_iter().map(|offer| offer.split('\t').next().unwrap_or_default().to_string()).collect()
+}
+
+fn zsh_offers(workspace: &Workspace, line: &str) -> Vec<String> {
+    let path = workspace.path("_runner");
+    std::fs::write(&path, script(workspace, "zsh")).unwrap();
+    let words: Vec<String> = line.split(' ').map(|word| format!("'{word}'")).collect();
+    // `_describe` belongs to compsys, which needs a live line editor; the stub prints the
+    // array the completer hands it (its third argument).
+    let program = format!(
+        "compdef() {{ : }}; _describe() {{ print -rl -- \"${{(@P)3}}\" }}; source '{}'; words=({}); CURRENT={}; _clap_dynamic_completer_runner",
+        path.display(),
+        words.join(" "),
+        words.len(),
+    );
+    // zsh shows `value:description`.
+    let offered = shell_offers(workspace, "zsh", &["--no-rcs", "-c"], &program);
+    offered.into_iter().map(|offer| offer.split(':').next().unwrap_or_default().to_string()).collect()
+}
+
+#[test]
+fn fish_and_zsh_complete_providers_stacks_and_project_paths() {
+    let workspace = repository();
+    for (shell, complete) in [("fish", fish_offers as fn(&Workspace, &str) -> Vec<String>), ("zsh", zsh_offers)] {
+        let cases: [(&str, &[&str]); 4] = [
+            ("runner show --provider ", &["demo", "other"]),
+            ("runner up --provider demo --stack ", &["dev", "prod"]),
+            ("runner up -p other --only ", &["x/one", "y"]),
+            ("runner preview --only x", &["x/one"]),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(complete(&workspace, line), expected, "{shell}: `{line}`");
+        }
+    }
 }
