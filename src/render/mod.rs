@@ -8,7 +8,6 @@ mod snapshot_tests;
 mod timeline_svg;
 mod tree_layout;
 mod tree_render;
-mod word_wrap;
 
 pub use dot_render::dot;
 pub use json_render::json;

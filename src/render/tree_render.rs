@@ -1,11 +1,11 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use super::word_wrap::word_wrap;
 use super::TreeLayout;
 use crate::graph::{NodeIndex, ProjectGraph};
 use crate::plan::{BarrierReason, CriticalPath, ExecutionPlan};
 use crate::provider::{Phase, Provider};
+use crate::text::word_wrap;
 
 /// The plan as a tree for people: phases, then waves; projects in a wave run in parallel. Each
 /// project says why it waits, and what the history expects it to take. Lines fit

@@ -281,3 +281,31 @@ fn live_lines_use_the_width_and_cut_long_status_in_the_middle() {
     let wide = TerminalReporter::hidden(200);
     assert_eq!(wide.live_message(status), status, "a wide terminal shows it whole");
 }
+
+#[test]
+fn a_narrow_terminal_drops_the_result_word_when_the_reason_then_fits() {
+    let events = success_events();
+    let summary = summary_of(&events);
+    let cluster = summary.reports.iter().find(|report| report.project.as_str() == "infrastructure/cluster").unwrap();
+    let mut narrow = TerminalReporter::hidden(72);
+    narrow.on_event(&events[0]);
+    let line = narrow.finished_line(cluster);
+    assert_eq!(line, "✓ infrastructure/cluster   2m01s  3 created, 1 updated, 20 unchanged");
+    let mut wide = TerminalReporter::hidden(100);
+    wide.on_event(&events[0]);
+    assert!(wide.finished_line(cluster).contains(" succeeded "), "a wide terminal keeps the word");
+    let mut tiny = TerminalReporter::hidden(50);
+    tiny.on_event(&events[0]);
+    let line = tiny.finished_line(cluster);
+    assert!(line.contains(" succeeded ") && line.contains('…'), "a reason cut anyway keeps the word: {line}");
+    assert!(console::measure_text_width(&line) <= 50, "{line}");
+}
+
+#[test]
+fn the_header_wraps_at_a_space_on_a_narrow_terminal() {
+    let ExecutionEvent::RunStarted(info) = run_started(&["infrastructure/vpc", "kubernetes/app"]) else {
+        unreachable!("run_started makes a `RunStarted`")
+    };
+    assert_eq!(TerminalReporter::hidden(100).header(&info), "up 2 projects of `aws` on stack `dev`, up to 4 at once");
+    assert_eq!(TerminalReporter::hidden(40).header(&info), "up 2 projects of `aws` on stack `dev`,\n  up to 4 at once");
+}

@@ -6,9 +6,9 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::run_summary::format_duration;
 use super::Reporter;
-use crate::execute::{ExecutionEvent, OperationProgress, ProjectReport, ProjectResult};
+use crate::execute::{ExecutionEvent, OperationProgress, ProjectReport, ProjectResult, RunInfo};
 use crate::provider::ProjectPath;
-use crate::text::{counted, fit_middle, fit_path};
+use crate::text::{counted, fit_middle, fit_path, word_wrap};
 
 /// Columns the spinner, the gaps and the elapsed time take on a live line.
 const LIVE_CHROME: usize = 2 + 2 + 1 + 6;
@@ -68,7 +68,6 @@ impl TerminalReporter {
             ProjectResult::Cancelled => style.yellow().apply_to("!"),
         };
         let duration = if report.started.is_some() { format_duration(report.duration) } else { String::new() };
-        let head = format!("{} {:9} {:>7}", self.shown_path(&report.project), report.result.as_str(), duration);
         let mut why = Vec::new();
         let changes = report.changes.brief();
         if !changes.is_empty() && report.result != ProjectResult::Skipped {
@@ -79,14 +78,38 @@ impl TerminalReporter {
         if report.result != ProjectResult::Cancelled {
             why.extend(report.failure.as_ref().map(|failure| failure.summary.clone()));
         }
-        let room = self.columns().saturating_sub(2 + console::measure_text_width(&head) + 2);
-        let tail = if why.is_empty() { String::new() } else { format!("  {}", fit_middle(&why.join("; "), room)) };
+        let why = why.join("; ");
+        let path = self.shown_path(&report.project);
+        let mut head = format!("{path} {:9} {duration:>7}", report.result.as_str());
+        let room = |head: &str| self.columns().saturating_sub(2 + console::measure_text_width(head) + 2);
+        // On a narrow terminal the mark already says the result: its word goes when that
+        // lets the reason show whole; a reason cut anyway keeps the word.
+        let without_result = format!("{path} {duration:>7}");
+        let width = console::measure_text_width(&why);
+        if width > room(&head) && width <= room(&without_result) {
+            head = without_result;
+        }
+        let tail = if why.is_empty() { String::new() } else { format!("  {}", fit_middle(&why, room(&head))) };
         format!("{mark} {head}{tail}")
     }
 
     /// What a running project is doing, fitted to the room its live line has.
     pub fn live_message(&self, status: &str) -> String {
         fit_middle(status, self.columns().saturating_sub(LIVE_CHROME + self.path_width))
+    }
+
+    /// `up 6 projects of `local` on stack `dev`, up to 4 at once`, wrapped at a space when the
+    /// terminal is narrower.
+    pub fn header(&self, info: &RunInfo) -> String {
+        let header = format!(
+            "{} {} of `{}` on stack `{}`, up to {} at once",
+            info.operation,
+            counted(info.projects.len(), "project"),
+            info.provider,
+            info.stack,
+            info.parallelism
+        );
+        word_wrap(&header, "", "  ", self.columns()).join("\n")
     }
 
     pub fn interrupting_line(&self, kill: bool) -> String {
@@ -145,14 +168,7 @@ impl Reporter for TerminalReporter {
             ExecutionEvent::RunStarted(info) => {
                 let longest = info.projects.iter().map(|p| p.as_str().len()).max().unwrap_or(20);
                 self.path_width = longest.min(self.columns() / MAX_PATH_SHARE);
-                let _ = self.multi.println(format!(
-                    "{} {} of `{}` on stack `{}`, up to {} at once",
-                    info.operation,
-                    counted(info.projects.len(), "project"),
-                    info.provider,
-                    info.stack,
-                    info.parallelism
-                ));
+                let _ = self.multi.println(self.header(info));
             }
             ExecutionEvent::ProjectStarted { project, attempt, .. } => {
                 let multi = self.multi.clone();

@@ -1,8 +1,10 @@
 //! Small wording helpers shared by every layer that prints: counts with the right noun, and
-//! text fitted to a terminal's width.
+//! text fitted or wrapped to a terminal's width.
 
 mod counted;
 mod fitted;
+mod word_wrap;
 
 pub use counted::{counted, counted_as, nonzero_counts};
 pub use fitted::{fit_middle, fit_path};
+pub use word_wrap::word_wrap;
