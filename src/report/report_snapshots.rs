@@ -283,7 +283,7 @@ fn live_lines_use_the_width_and_cut_long_status_in_the_middle() {
 }
 
 #[test]
-fn a_narrow_terminal_drops_the_result_word_when_the_reason_then_fits() {
+fn a_narrow_terminal_gives_the_result_words_room_to_the_reason() {
     let events = success_events();
     let summary = summary_of(&events);
     let cluster = summary.reports.iter().find(|report| report.project.as_str() == "infrastructure/cluster").unwrap();
@@ -297,15 +297,17 @@ fn a_narrow_terminal_drops_the_result_word_when_the_reason_then_fits() {
     let mut tiny = TerminalReporter::hidden(50);
     tiny.on_event(&events[0]);
     let line = tiny.finished_line(cluster);
-    assert!(line.contains(" succeeded ") && line.contains('…'), "a reason cut anyway keeps the word: {line}");
+    assert_eq!(line, "✓ infrastructure/cluster   2m01s  3 created…");
     assert!(console::measure_text_width(&line) <= 50, "{line}");
 }
 
 #[test]
-fn the_header_wraps_at_a_space_on_a_narrow_terminal() {
+fn the_header_and_the_interrupt_wrap_at_a_space_on_a_narrow_terminal() {
     let ExecutionEvent::RunStarted(info) = run_started(&["infrastructure/vpc", "kubernetes/app"]) else {
         unreachable!("run_started makes a `RunStarted`")
     };
     assert_eq!(TerminalReporter::hidden(100).header(&info), "up 2 projects of `aws` on stack `dev`, up to 4 at once");
     assert_eq!(TerminalReporter::hidden(40).header(&info), "up 2 projects of `aws` on stack `dev`,\n  up to 4 at once");
+    let interrupted = TerminalReporter::hidden(40).interrupting_line(false);
+    assert_eq!(interrupted, "interrupted: cancelling running projects\n  (Ctrl-C again to kill them)");
 }

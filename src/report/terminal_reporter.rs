@@ -8,10 +8,12 @@ use super::run_summary::format_duration;
 use super::Reporter;
 use crate::execute::{ExecutionEvent, OperationProgress, ProjectReport, ProjectResult, RunInfo};
 use crate::provider::ProjectPath;
-use crate::text::{counted, fit_middle, fit_path, word_wrap};
+use crate::text::{counted, fit_middle, fit_path, fit_reason, word_wrap};
 
 /// Columns the spinner, the gaps and the elapsed time take on a live line.
 const LIVE_CHROME: usize = 2 + 2 + 1 + 6;
+/// A reason squeezed into fewer columns than this loses the result word's room to it.
+const NARROW_REASON: usize = 24;
 /// A project path never takes more than this share of the line, so its status stays readable.
 const MAX_PATH_SHARE: usize = 2;
 
@@ -83,13 +85,13 @@ impl TerminalReporter {
         let mut head = format!("{path} {:9} {duration:>7}", report.result.as_str());
         let room = |head: &str| self.columns().saturating_sub(2 + console::measure_text_width(head) + 2);
         // On a narrow terminal the mark already says the result: its word goes when that
-        // lets the reason show whole; a reason cut anyway keeps the word.
+        // lets the reason show whole, or when the reason would be left too short to read.
         let without_result = format!("{path} {duration:>7}");
         let width = console::measure_text_width(&why);
-        if width > room(&head) && width <= room(&without_result) {
+        if width > room(&head) && (width <= room(&without_result) || room(&head) < NARROW_REASON) {
             head = without_result;
         }
-        let tail = if why.is_empty() { String::new() } else { format!("  {}", fit_middle(&why, room(&head))) };
+        let tail = if why.is_empty() { String::new() } else { format!("  {}", fit_reason(&why, room(&head))) };
         format!("{mark} {head}{tail}")
     }
 
@@ -118,7 +120,7 @@ impl TerminalReporter {
         } else {
             "interrupted: cancelling running projects (Ctrl-C again to kill them)"
         };
-        self.style().yellow().apply_to(text).to_string()
+        self.style().yellow().apply_to(word_wrap(text, "", "  ", self.columns()).join("\n")).to_string()
     }
 
     fn bar_style() -> ProgressStyle {

@@ -22,6 +22,34 @@ pub fn fit_middle(text: &str, width: usize) -> String {
     out
 }
 
+/// Below this many columns a middle cut leaves two stubs nobody can read (`not s…pted`).
+const MIDDLE_CUT_MIN: usize = 24;
+
+/// A reason or an error in at most `width` columns: cut in the middle when there is room for
+/// both ends to say something, else after the last whole word that fits (`not started…`).
+pub fn fit_reason(text: &str, width: usize) -> String {
+    if measure_text_width(text) <= width || width >= MIDDLE_CUT_MIN {
+        return fit_middle(text, width);
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let plain = console::strip_ansi_codes(text);
+    let start = take_columns(plain.chars(), width - 1);
+    let rest = &plain[start.len()..];
+    // Whole parts (`3 created, 1 updated`) read better than a part cut after a word.
+    let part_end = format!("{start}{}", rest.chars().next().unwrap_or(' '));
+    let words = match (part_end.rfind([',', ';', ':']), start.rfind(' ')) {
+        (Some(separator), _) if separator > 0 => &start[..separator.min(start.len())],
+        _ if rest.starts_with(' ') => start.as_str(),
+        (_, Some(space)) => &start[..space],
+        _ => start.as_str(),
+    };
+    let words = words.trim_end_matches([' ', ',', ';', ':']);
+    let kept = if words.is_empty() { start.as_str() } else { words };
+    format!("{kept}{ELLIPSIS}")
+}
+
 /// A project path in at most `width` columns: cut at a folder boundary when one fits, keeping
 /// the last component whole (`kubernetes/…/demo`), else in the middle.
 pub fn fit_path(path: &str, width: usize) -> String {
@@ -79,12 +107,26 @@ mod tests {
     }
 
     #[test]
+    fn a_short_room_keeps_the_reasons_first_words() {
+        assert_eq!(fit_reason("not started: the run was interrupted", 20), "not started…");
+        assert_eq!(fit_reason("3 created, 1 updated, 20 unchanged", 14), "3 created…");
+        assert_eq!(fit_reason("3 created, 1 updated, 20 unchanged", 21), "3 created, 1 updated…");
+        assert_eq!(fit_reason("waiting for the cluster to answer", 20), "waiting for the…");
+        assert_eq!(fit_reason("not started: the run was interrupted", 13), "not started…");
+        assert_eq!(fit_reason("2 unchanged", 11), "2 unchanged");
+        assert_eq!(fit_reason("unreachable", 6), "unrea…");
+        let long = "error: creating EC2 VPC: VpcLimitExceeded: the maximum number of VPCs has been reached";
+        assert!(fit_reason(long, 40).ends_with("has been reached"), "a wide room keeps both ends");
+    }
+
+    #[test]
     fn never_panics_on_any_width_or_text() {
         for width in 0..12 {
             for text in ["", "é", "日本語のテキスト", "a/b/c/d", "\u{1b}[32mgreen\u{1b}[0m text"] {
                 let fitted = fit_middle(text, width);
                 assert!(measure_text_width(&fitted) <= width, "{text:?} at {width}: {fitted:?}");
                 assert!(measure_text_width(&fit_path(text, width)) <= width);
+                assert!(measure_text_width(&fit_reason(text, width)) <= width, "{text:?} at {width}");
             }
         }
     }

@@ -6,5 +6,5 @@ mod fitted;
 mod word_wrap;
 
 pub use counted::{counted, counted_as, nonzero_counts};
-pub use fitted::{fit_middle, fit_path};
+pub use fitted::{fit_middle, fit_path, fit_reason};
 pub use word_wrap::word_wrap;
