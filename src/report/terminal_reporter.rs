@@ -1,8 +1,9 @@
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use console::Style;
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use super::run_summary::format_duration;
 use super::Reporter;
@@ -23,6 +24,9 @@ const MAX_PATH_SHARE: usize = 2;
 pub struct TerminalReporter {
     multi: MultiProgress,
     bars: HashMap<ProjectPath, ProgressBar>,
+    /// What each running project is doing, whole: its live line fits it to the terminal at
+    /// every redraw, so a resized terminal gets refitted lines within a tick.
+    statuses: HashMap<ProjectPath, Arc<Mutex<String>>>,
     path_width: usize,
     verbose: bool,
     color: bool,
@@ -35,7 +39,16 @@ pub struct TerminalReporter {
 impl TerminalReporter {
     pub fn new(verbose: bool, color: bool) -> Self {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(8));
-        Self { multi, bars: HashMap::new(), path_width: 20, verbose, color, fixed_columns: None, eta: None }
+        Self {
+            multi,
+            bars: HashMap::new(),
+            statuses: HashMap::new(),
+            path_width: 20,
+            verbose,
+            color,
+            fixed_columns: None,
+            eta: None,
+        }
     }
 
     /// A reporter drawing nowhere, `columns` wide: for tests of the lines it makes.
@@ -47,7 +60,7 @@ impl TerminalReporter {
     }
 
     fn columns(&self) -> usize {
-        self.fixed_columns.unwrap_or_else(|| usize::from(console::Term::stderr().size().1)).max(20)
+        columns(self.fixed_columns)
     }
 
     /// `color` was decided once from the terminal and `NO_COLOR` (see `OutputStyle`); forcing it
@@ -97,7 +110,7 @@ impl TerminalReporter {
 
     /// What a running project is doing, fitted to the room its live line has.
     pub fn live_message(&self, status: &str) -> String {
-        fit_middle(status, self.columns().saturating_sub(LIVE_CHROME + self.path_width))
+        fit_live(status, self.columns(), self.path_width)
     }
 
     /// `up 6 projects of `local` on stack `dev`, up to 4 at once`, wrapped at a space when the
@@ -123,19 +136,30 @@ impl TerminalReporter {
         self.style().yellow().apply_to(word_wrap(text, "", "  ", self.columns()).join("\n")).to_string()
     }
 
-    fn bar_style() -> ProgressStyle {
-        ProgressStyle::with_template("{spinner} {prefix}  {msg} {elapsed:>5}")
+    /// The live line's look; `{status}` is `status` fitted to the terminal's width at each draw.
+    fn bar_style(&self, status: Arc<Mutex<String>>) -> ProgressStyle {
+        let (fixed_columns, path_width) = (self.fixed_columns, self.path_width);
+        let fitted = move |_: &ProgressState, out: &mut dyn std::fmt::Write| {
+            let status = status.lock().map(|status| status.clone()).unwrap_or_default();
+            let _ = out.write_str(&fit_live(&status, columns(fixed_columns), path_width));
+        };
+        ProgressStyle::with_template("{spinner} {prefix}  {status} {elapsed:>5}")
             .unwrap_or_else(|_| ProgressStyle::default_spinner())
+            .with_key("status", fitted)
             .tick_chars("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏ ")
     }
 
     fn set_status(&self, project: &ProjectPath, status: &str) {
-        if let Some(bar) = self.bars.get(project) {
-            bar.set_message(self.live_message(status));
+        let (Some(bar), Some(shown)) = (self.bars.get(project), self.statuses.get(project)) else { return };
+        if let Ok(mut shown) = shown.lock() {
+            status.clone_into(&mut shown);
         }
+        // The template does not show `{msg}`; setting it only redraws now instead of at the tick.
+        bar.set_message(status.to_string());
     }
 
     fn clear_live_area(&mut self) {
+        self.statuses.clear();
         for (_, bar) in self.bars.drain() {
             bar.finish_and_clear();
         }
@@ -144,6 +168,16 @@ impl TerminalReporter {
         }
         let _ = self.multi.clear();
     }
+}
+
+/// The terminal's columns, or the width a test fixed.
+fn columns(fixed: Option<usize>) -> usize {
+    fixed.unwrap_or_else(|| usize::from(console::Term::stderr().size().1)).max(20)
+}
+
+/// A status in the room a live line leaves it on a terminal `columns` wide.
+fn fit_live(status: &str, columns: usize, path_width: usize) -> String {
+    fit_middle(status, columns.saturating_sub(LIVE_CHROME + path_width))
 }
 
 /// `2 created, 3 unchanged, 1 in progress`: the numbers the table will show, as they grow.
@@ -175,8 +209,10 @@ impl Reporter for TerminalReporter {
             ExecutionEvent::ProjectStarted { project, attempt, .. } => {
                 let multi = self.multi.clone();
                 let prefix = self.shown_path(project);
+                let status = self.statuses.entry(project.clone()).or_default().clone();
+                let style = self.bar_style(status);
                 let bar = self.bars.entry(project.clone()).or_insert_with(|| multi.add(ProgressBar::new_spinner()));
-                bar.set_style(Self::bar_style());
+                bar.set_style(style);
                 bar.set_prefix(prefix);
                 bar.enable_steady_tick(Duration::from_millis(120));
                 let status = if *attempt > 1 { format!("attempt {attempt}") } else { "starting".into() };
@@ -190,6 +226,7 @@ impl Reporter for TerminalReporter {
                 let _ = self.multi.println(format!("[{project}] {line}"));
             }
             ExecutionEvent::ProjectFinished(report) => {
+                self.statuses.remove(&report.project);
                 if let Some(bar) = self.bars.remove(&report.project) {
                     bar.finish_and_clear();
                     self.multi.remove(&bar);

@@ -154,3 +154,43 @@ fn after_ctrl_c_the_screen_has_no_stale_progress_line() {
     let interrupted = after.find("interrupted: cancelling").expect("the interrupt is explained");
     assert!(after[interrupted..].contains("interrupted: "), "{after}");
 }
+
+/// A terminal made narrower while a project runs: its live line is refitted at the next redraw,
+/// so it never wraps into a second line.
+#[test]
+fn a_resized_terminal_gets_its_live_line_refitted() {
+    let provider = "[[project]]\npath = \"network\"\nphase = \"infrastructure\"\n\
+                    on_success = [{ command = { argv = [\"sh\", \"-c\", \"sleep 8\", \"a-long-argument-that-makes-the-status-line-wide\"] } }]\n";
+    let workspace = Workspace::with_fake_pulumi(provider, &["network"], "{}");
+    workspace.env_file("PULUMI_STACK=dev\n");
+    let session = format!("runner-resize-{}", std::process::id());
+    let socket = workspace.path("tmux.sock");
+    let tmux = |args: &[&str]| -> Output {
+        let mut command = terminal_command(&workspace, "tmux");
+        command.arg("-S").arg(&socket).args(args).output().unwrap()
+    };
+    let runner = assert_cmd::cargo::cargo_bin("runner");
+    let script = format!("{} up --provider demo --stack dev; sleep 60", runner.display());
+    let started = tmux(&["new-session", "-d", "-s", &session, "-x", "150", "-y", "20", "bash", "-c", &script]);
+    assert!(started.status.success(), "{}", String::from_utf8_lossy(&started.stderr));
+    let screen = || String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", &session]).stdout).into_owned();
+    let wait_for = |found: &dyn Fn(&str) -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let shown = screen();
+            if found(&shown) || Instant::now() > deadline {
+                return shown;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let wide = wait_for(&|shown| shown.contains("-wide`"));
+    tmux(&["resize-window", "-t", &session, "-x", "50"]);
+    let live_line = |shown: &str| shown.lines().find(|line| line.contains("network")).map(str::to_string);
+    let narrow = wait_for(&|shown| live_line(shown).is_some_and(|line| line.contains('…') && line.ends_with('s')));
+    tmux(&["kill-server"]);
+    assert!(wide.contains("run `sh -c sleep 8 a-long-argument-that-makes-the-status-line-wide`"), "{wide}");
+    let line = live_line(&narrow).unwrap_or_default();
+    assert!(line.contains('…') && line.trim_end().ends_with('s'), "the line is cut, elapsed time last: {narrow}");
+    assert!(console::measure_text_width(line.trim_end()) <= 50, "{narrow}");
+}
