@@ -178,6 +178,8 @@ pub struct ShowArguments {
     pub parallelism: u16,
 
     /// Output format: `tree` for people, `json` for scripts, `dot` or `mermaid` for diagrams.
+    ///
+    /// The tree wraps to the terminal's width; piped, to `COLUMNS` when set, else 100 columns.
     #[arg(long, value_enum, default_value_t = ShowFormat::Tree)]
     pub format: ShowFormat,
 

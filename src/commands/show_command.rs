@@ -25,10 +25,13 @@ pub fn show(settings: &Settings, show: &ShowSettings) -> Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-/// The terminal's width when stdout is one; a fixed width for pipes and files, so what a
-/// script or a log gets does not depend on the window it was started from.
+/// The terminal's width when stdout is one; for pipes and files `COLUMNS` when set (`COLUMNS=60
+/// runner show | less`), else a fixed width, so what a script or a log gets does not depend on
+/// the window it was started from.
 fn output_width() -> usize {
     let stdout = std::io::stdout();
-    let terminal = stdout.is_terminal().then(|| console::Term::stdout().size_checked()).flatten();
-    terminal.map_or(TreeLayout::DEFAULT_WIDTH, |(_rows, columns)| usize::from(columns))
+    if let Some((_rows, columns)) = stdout.is_terminal().then(|| console::Term::stdout().size_checked()).flatten() {
+        return usize::from(columns);
+    }
+    std::env::var("COLUMNS").ok().and_then(|columns| columns.trim().parse().ok()).unwrap_or(TreeLayout::DEFAULT_WIDTH)
 }

@@ -16,8 +16,16 @@ fn shipped() -> &'static std::path::Path {
 }
 
 fn show(provider: &str, extra: &[&str]) -> (i32, String, String) {
-    let output = assert_cmd::Command::cargo_bin("runner")
-        .unwrap()
+    show_in_columns(provider, extra, None)
+}
+
+fn show_in_columns(provider: &str, extra: &[&str], columns: Option<&str>) -> (i32, String, String) {
+    let mut command = assert_cmd::Command::cargo_bin("runner").unwrap();
+    match columns {
+        Some(columns) => command.env("COLUMNS", columns),
+        None => command.env_remove("COLUMNS"),
+    };
+    let output = command
         .current_dir(shipped())
         .env("NO_COLOR", "1")
         .args(["show", "--provider", provider])
@@ -148,4 +156,16 @@ fn show_help_says_it_draws_and_runs_nothing() {
     assert!(!help.to_lowercase().contains("run only"), "{help}");
     let output = assert_cmd::Command::cargo_bin("runner").unwrap().args(["up", "--help"]).output().unwrap();
     assert!(String::from_utf8_lossy(&output.stdout).contains("Run only these projects"), "`up` keeps its words");
+}
+
+#[test]
+fn a_pipe_gets_the_width_columns_asks_for() {
+    let widest = |stdout: &str| stdout.lines().map(|line| line.chars().count()).max().unwrap_or(0);
+    let (code, fixed, stderr) = show_in_columns("aws", &[], None);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(widest(&fixed) > 60 && widest(&fixed) <= 100, "{fixed}");
+    let (_, narrow, _) = show_in_columns("aws", &[], Some("60"));
+    assert!(widest(&narrow) <= 60, "{narrow}");
+    let (_, nonsense, _) = show_in_columns("aws", &[], Some("wide"));
+    assert_eq!(nonsense, fixed, "a `COLUMNS` that is no number is ignored");
 }

@@ -101,6 +101,7 @@ impl Workspace {
             // Hermetic: never the developer's home, kubeconfig or Pulumi build cache.
             .env("HOME", self.path("home"))
             .env_remove("KUBECONFIG")
+            .env_remove("COLUMNS")
             .env_remove("XDG_CACHE_HOME")
             .env_remove("RUNNER_CACHE_DIR")
             .env_remove("CI")
