@@ -60,7 +60,12 @@ impl ShellCompletion {
     /// The command line with completers on every argument that names a provider, a stack or a
     /// project.
     pub fn command(context: &Arc<CompletionContext>) -> clap::Command {
-        with_completers(Arguments::command(), context)
+        // MARA's order, `runner -p aws -s dev up`, is rewritten before clap parses a run; the
+        // completer sees the words as typed, so it learns the two options before the verb.
+        let mara_order = Arguments::command()
+            .arg(clap::Arg::new("provider").short('p').long("provider").hide(true))
+            .arg(clap::Arg::new("stack").short('s').long("stack").hide(true));
+        with_completers(mara_order, context)
     }
 
     /// The script that registers `runner` as `shell`'s completer for itself; `completer` is how
@@ -141,6 +146,9 @@ mod tests {
         assert_eq!(offered("runner up -p demo --only ", dir.path()), ["a/b"]);
         assert_eq!(offered("runner config set -p demo --project a", dir.path()), ["a/b"]);
         assert_eq!(offered("runner history --stack d", dir.path()), ["dev"]);
+        assert_eq!(offered("runner -p ", dir.path()), ["demo"]);
+        assert_eq!(offered("runner -p demo -s ", dir.path()), ["dev"]);
+        assert_eq!(offered("runner -p demo -s dev up --only ", dir.path()), ["a/b"]);
     }
 
     #[test]

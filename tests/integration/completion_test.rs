@@ -77,6 +77,9 @@ fn bash_completes_providers_stacks_and_project_paths() {
     offers(&workspace, "runner show -p other --exclude ", &["x/one", "y"]);
     offers(&workspace, "runner show --from ", &["a", "b", "c", "d", "x/one", "y"]);
     offers(&workspace, "runner preview --only x", &["x/one"]);
+    // MARA's order: options before the verb.
+    offers(&workspace, "runner -p other -s dev up --only ", &["x/one", "y"]);
+    offers(&workspace, "runner -p demo -s ", &["dev", "prod"]);
 }
 
 #[test]
