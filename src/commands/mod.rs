@@ -23,6 +23,7 @@ mod run_changes;
 mod run_command;
 mod run_outcome;
 mod run_secret_mask;
+mod run_signals;
 mod s3_backend_check;
 mod shared_stack_file;
 mod show_command;

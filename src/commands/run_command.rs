@@ -5,6 +5,7 @@ use std::time::SystemTime;
 
 use super::run_outcome::{finish_run, report_stack_locks};
 use super::run_secret_mask::run_secret_mask;
+use super::run_signals::RunSignals;
 use super::{preflight_and_gather, LoadedProvider, StackCheck};
 use crate::cli::{RunSettings, Settings};
 use crate::config::add_stack_config_values;
@@ -221,13 +222,15 @@ fn execute_plan(
         let cancellation = Cancellation::new();
         // Signals are caught before keyboard echo goes off, so every Ctrl-C that can find echo
         // off ends in a run that restores it.
-        let listeners = signal_listeners();
+        let listeners = RunSignals::listen();
         let _keyboard = quiet_keyboard.then(crate::prompt::QuietKeyboard::start);
-        let signals = tokio::spawn(forward_signals(listeners, cancellation.clone(), events.clone()));
+        let signals = listeners.map(|signals| tokio::spawn(signals.forward(cancellation.clone(), events.clone())));
         events.send(ExecutionEvent::RunStarted(info)).await;
         let executor = Executor::new(graph, plan, lifecycle, run.parallelism, run.fail_fast);
         executor.run(events, cancellation).await;
-        signals.abort();
+        if let Some(signals) = signals {
+            signals.abort();
+        }
         dispatcher.await.unwrap_or_default()
     });
     Ok((summary, history_error))
@@ -279,28 +282,6 @@ fn mask_error(err: UserError, mask: &SecretMask) -> UserError {
     match err {
         UserError::Internal(message) => UserError::Internal(mask.apply(&message)),
         other => other,
-    }
-}
-
-type SignalListeners = Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>;
-
-fn signal_listeners() -> SignalListeners {
-    use tokio::signal::unix::{signal, SignalKind};
-    signal(SignalKind::interrupt()).ok().zip(signal(SignalKind::terminate()).ok())
-}
-
-/// First Ctrl-C or SIGTERM: cancel gracefully. Second: kill.
-async fn forward_signals(listeners: SignalListeners, cancellation: Cancellation, events: EventSender) {
-    let Some((mut interrupt, mut terminate)) = listeners else { return };
-    loop {
-        tokio::select! {
-            _ = interrupt.recv() => {}
-            _ = terminate.recv() => {}
-        }
-        // Tell the user before the executor reacts, so the explanation precedes its effects.
-        let kill = cancellation.level() >= crate::execute::CancelLevel::Graceful;
-        events.send(ExecutionEvent::Interrupting { kill }).await;
-        cancellation.escalate_next();
     }
 }
 

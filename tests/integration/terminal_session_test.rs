@@ -194,3 +194,47 @@ fn a_resized_terminal_gets_its_live_line_refitted() {
     assert!(line.contains('…') && line.trim_end().ends_with('s'), "the line is cut, elapsed time last: {narrow}");
     assert!(console::measure_text_width(line.trim_end()) <= 50, "{narrow}");
 }
+
+/// The terminal goes away mid-run (an SSH session drops, a window is closed): the runner stops
+/// its projects as on Ctrl-C, records the run as interrupted and releases the stack, instead of
+/// dying and leaving pulumi running on its own.
+#[test]
+fn a_closed_terminal_cancels_the_run_and_leaves_it_recorded() {
+    let workspace = workspace(r#"{"default": {"sleep": 30, "cancel_sleep": 0.2}}"#);
+    let socket = workspace.path("tmux.sock");
+    let tmux = |args: &[&str]| -> Output {
+        let mut command = terminal_command(&workspace, "tmux");
+        command.arg("-S").arg(&socket).args(args).output().unwrap()
+    };
+    let runner = assert_cmd::cargo::cargo_bin("runner");
+    let script = format!("{} up --provider demo --stack dev; sleep 60", runner.display());
+    let started = tmux(&["new-session", "-d", "-s", "hangup", "-x", "100", "-y", "20", "bash", "-c", &script]);
+    assert!(started.status.success(), "{}", String::from_utf8_lossy(&started.stderr));
+    let wait_until = |what: &str, done: &dyn Fn() -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !done() {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    let calls = || workspace.fake_invocations();
+    wait_until("network to start", &|| calls().iter().any(|call| call["event"] == "start" && call["op"] == "up"));
+    std::thread::sleep(Duration::from_millis(500));
+    tmux(&["kill-server"]);
+
+    let record = || -> Option<serde_json::Value> {
+        let entry = std::fs::read_dir(workspace.path(".runner/history")).ok()?.flatten().next()?;
+        serde_json::from_slice(&std::fs::read(entry.path()).ok()?).ok()
+    };
+    wait_until("the run to be recorded as ended", &|| record().is_some_and(|run| run["state"] != "running"));
+    let run = record().unwrap();
+    assert_eq!(run["state"], "interrupted", "{run:#}");
+    wait_until("the stack lock to be released", &|| !workspace.path(".runner/locks/dev.lock").exists());
+    let ups: Vec<serde_json::Value> = calls().into_iter().filter(|call| call["op"] == "up").collect();
+    assert_eq!(ups.len(), 2, "pulumi up started and was stopped, not left running: {ups:?}");
+    assert_eq!(ups[1]["exit"], 255, "{ups:?}");
+    // Stopped by SIGINT, the way pulumi cancels cleanly: its own log ends with `cancelEvent`.
+    let run_id = run["run_id"].as_str().unwrap();
+    let events = std::fs::read_to_string(workspace.path(&format!(".runner/logs/{run_id}/network.events.jsonl")));
+    assert!(events.unwrap_or_default().contains("cancelEvent"), "pulumi was cancelled, not killed");
+}

@@ -1,0 +1,55 @@
+use tokio::signal::unix::{signal, Signal, SignalKind};
+
+use crate::execute::{CancelLevel, Cancellation, EventSender, ExecutionEvent};
+
+/// The signals that stop a run: Ctrl-C (SIGINT), SIGTERM from a CI runner or `kill`, and SIGHUP
+/// when the terminal goes away (an SSH session drops, a window is closed). The first cancels
+/// gracefully, so pulumi stops cleanly and the run is recorded; the next one kills.
+pub struct RunSignals {
+    interrupt: Signal,
+    terminate: Signal,
+    hangup: Signal,
+}
+
+impl RunSignals {
+    /// Caught from here on; `None` when the runtime cannot install the handlers.
+    pub fn listen() -> Option<Self> {
+        Some(Self {
+            interrupt: signal(SignalKind::interrupt()).ok()?,
+            terminate: signal(SignalKind::terminate()).ok()?,
+            hangup: signal(SignalKind::hangup()).ok()?,
+        })
+    }
+
+    /// Turns each signal into the next cancellation level, telling the reporters first so the
+    /// explanation precedes its effects.
+    pub async fn forward(mut self, cancellation: Cancellation, events: EventSender) {
+        loop {
+            tokio::select! {
+                _ = self.interrupt.recv() => {}
+                _ = self.terminate.recv() => {}
+                _ = self.hangup.recv() => silence_the_lost_terminal(),
+            }
+            let kill = cancellation.level() >= CancelLevel::Graceful;
+            events.send(ExecutionEvent::Interrupting { kill }).await;
+            cancellation.escalate_next();
+        }
+    }
+}
+
+/// Writing to a hung-up terminal fails, and Rust's `eprintln!` panics on a failed write: the
+/// standard streams that were that terminal now point at `/dev/null`. The log files under
+/// `.runner/logs/` and the run record still get everything.
+fn silence_the_lost_terminal() {
+    let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") else { return };
+    let null = std::os::fd::AsRawFd::as_raw_fd(&null);
+    for stream in [libc::STDOUT_FILENO, libc::STDERR_FILENO] {
+        // SAFETY: `isatty` and `dup2` only read and replace descriptor numbers; `null` stays
+        // open until after the last `dup2`.
+        unsafe {
+            if libc::isatty(stream) == 1 {
+                libc::dup2(null, stream);
+            }
+        }
+    }
+}
