@@ -7,10 +7,11 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::Command;
 
-use super::{EventLogTail, OperationProgress};
+use super::{EventLogTail, OperationProgress, ProcessMark, MARKER_VARIABLE};
 use crate::execute::{CancelLevel, Cancellation, EventSender, ExecutionEvent, OutputStream};
 use crate::provider::ProjectPath;
 use crate::secrets::SecretMask;
+use crate::text::counted_as;
 
 /// Lines kept for the failure summary: the end of the output is where Pulumi explains itself.
 const TAIL_LINES: usize = 25;
@@ -91,12 +92,14 @@ pub struct PulumiProcess<'a> {
 
 impl PulumiProcess<'_> {
     pub async fn run(self, events: &EventSender, cancellation: &Cancellation) -> ProcessOutcome {
+        let mark = ProcessMark::unique();
         let mut command = Command::new(self.program);
         command
             .args(&self.args)
             .current_dir(self.cwd)
             .env_clear()
             .envs(self.env)
+            .env(MARKER_VARIABLE, mark.value())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -170,6 +173,18 @@ impl PulumiProcess<'_> {
                 _ = cancel_changes.changed() => {}
             }
         };
+        // Before the output is drained: a leftover plugin could hold pulumi's pipes open.
+        let abnormal = signalled > CancelLevel::Running || matches!(status, Ok(ref status) if status.code().is_none());
+        if abnormal {
+            let stopped = mark.stop_marked_processes();
+            if !stopped.is_empty() {
+                let message = format!(
+                    "stopped {} pulumi left running (its language host or plugins)",
+                    counted_as(stopped.len(), "process", "processes")
+                );
+                events.send(ExecutionEvent::ProjectNote { project: self.project.clone(), message }).await;
+            }
+        }
         for reader in [stdout, stderr].into_iter().flatten() {
             let _ = reader.await;
         }

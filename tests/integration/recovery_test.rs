@@ -185,3 +185,44 @@ fn status_and_history_read_the_record() {
 extern "C" {
     fn kill(pid: i32, signal: i32) -> i32;
 }
+
+/// A pulumi cancelled early can exit without stopping its language host, which runs in a
+/// process group of its own: the runner stops what the cancelled pulumi left, and says so.
+/// A pulumi that ends normally stops its own, and the runner leaves everything alone.
+#[test]
+fn a_language_host_left_by_a_cancelled_pulumi_is_stopped() {
+    let workspace = workspace(r#"{"default": {"orphan_plugin": true}, "projects": {"a": {"sleep": 30}}}"#);
+    let plugin_of = |project: &str| -> Option<i32> {
+        invocations(&workspace)
+            .iter()
+            .find(|l| l["project"] == project && l["op"] == "up" && l["event"] == "end")
+            .and_then(|l| l["plugin_pid"].as_i64())
+            .map(|pid| pid as i32)
+    };
+    let alive = |pid: i32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| !stat.rsplit(')').next().unwrap_or_default().trim_start().starts_with('Z'))
+    };
+    let runner = workspace
+        .std_command(&["up", "--provider", "demo", "--stack", "dev"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for("a to start", || invocations(&workspace).iter().any(|l| l["project"] == "a" && l["op"] == "up"));
+    std::thread::sleep(Duration::from_millis(300));
+    unsafe { kill(runner.id() as i32, 2) };
+    let output = runner.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    let plugin = plugin_of("a").expect("the cancelled pulumi recorded its language host");
+    wait_for("the language host to be stopped", || !alive(plugin));
+    let run_id = history(&workspace)[0]["run_id"].as_str().unwrap().to_string();
+    let log = std::fs::read_to_string(workspace.path(&format!(".runner/logs/{run_id}/a.log"))).unwrap();
+    assert!(log.contains("stopped 1 process pulumi left running (its language host or plugins)"), "{log}");
+
+    workspace.file("fake-script.json", r#"{"default": {"orphan_plugin": true}}"#);
+    workspace.run(&["up", "--provider", "demo", "--stack", "dev", "--resume"]).expect_code(0);
+    let log = std::fs::read_dir(workspace.path(".runner/logs")).unwrap().flatten().map(|run| run.path().join("a.log"));
+    let notes: Vec<String> = log.filter_map(|path| std::fs::read_to_string(path).ok()).collect();
+    assert_eq!(notes.iter().filter(|log| log.contains("left running")).count(), 1, "only the cancelled run: {notes:?}");
+}
