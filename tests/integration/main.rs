@@ -4,6 +4,7 @@ mod kube_api_server;
 mod mara_checkout;
 mod object_store;
 mod support;
+mod tmux_session;
 
 mod affected_test;
 mod cancelled_destroy_test;

@@ -1,12 +1,12 @@
 //! A person at a terminal: the destroy confirmation, Ctrl-C at a prompt and during a run, and
 //! what the terminal looks like afterwards (cursor, echo, no stale progress line).
 
-use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 use crate::support::Workspace;
+use crate::tmux_session::TmuxSession;
 
 const PROVIDER: &str = "[[project]]\npath = \"network\"\nphase = \"infrastructure\"\n\n\
                         [[project]]\npath = \"kubernetes/applications/demo\"\nphase = \"kubernetes\"\ndepends_on = [\"network\"]\n";
@@ -22,20 +22,6 @@ fn workspace(script: &str) -> Workspace {
 fn in_a_terminal(workspace: &Workspace, steps: serde_json::Value, args: &[&str]) -> (String, Option<i32>) {
     let output = workspace.in_a_terminal(&steps.to_string(), args).env("NO_COLOR", "1").output().unwrap();
     (String::from_utf8_lossy(&output.stdout).into_owned(), output.status.code())
-}
-
-/// For tmux: the same environment as the pseudo-terminal runs.
-fn terminal_command(workspace: &Workspace, program: &str) -> Command {
-    let probe = workspace.in_a_terminal("[]", &[]);
-    let mut command = Command::new(program);
-    command.current_dir(workspace.root()).env("NO_COLOR", "1");
-    for (key, value) in probe.get_envs() {
-        match value {
-            Some(value) => command.env(key, value),
-            None => command.env_remove(key),
-        };
-    }
-    command
 }
 
 /// The cursor is visible at the end: every `hide` escape was followed by a `show`.
@@ -108,42 +94,20 @@ fn ctrl_c_during_a_run_restores_echo_and_the_cursor() {
 /// messages, and the shell gets its echo back.
 #[test]
 fn after_ctrl_c_the_screen_has_no_stale_progress_line() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        panic!("tmux is required for this test: apt-get install tmux");
-    }
     let workspace = workspace(r#"{"default": {"sleep": 30, "cancel_sleep": 0.2}}"#);
-    let session = format!("runner-test-{}", std::process::id());
-    let socket = workspace.path("tmux.sock");
-    let tmux = |args: &[&str]| -> Output {
-        let mut command = terminal_command(&workspace, "tmux");
-        command.arg("-S").arg(&socket).args(args).output().unwrap()
-    };
-    let runner = assert_cmd::cargo::cargo_bin("runner");
     let script = format!(
         // `exit=` comes last: the test reads the screen once it appears, so everything the
         // assertions look at must already be on it.
         "{} up --provider demo --stack dev; status=$?; stty -a | tr ' ' '\\n' | grep -x -e echo -e -echo; echo \"exit=$status\"; sleep 60",
-        runner.display()
+        runner().display()
     );
-    let started = tmux(&["new-session", "-d", "-s", &session, "-x", "120", "-y", "30", "bash", "-c", &script]);
-    assert!(started.status.success(), "{}", String::from_utf8_lossy(&started.stderr));
-    let screen = || String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", &session]).stdout).into_owned();
-    let wait_for = |needle: &str| {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let shown = screen();
-            if shown.contains(needle) || Instant::now() > deadline {
-                return shown;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    };
+    let terminal = TmuxSession::start(&workspace, 120, 30, &script);
     // The project's live line: the header names no project.
-    let running = wait_for("network");
+    let running = terminal.screen_when(|shown| shown.contains("network"));
     std::thread::sleep(Duration::from_millis(800));
-    tmux(&["send-keys", "-t", &session, "C-c"]);
-    let after = wait_for("exit=");
-    tmux(&["kill-server"]);
+    terminal.send_keys("C-c");
+    let after = terminal.screen_when(|shown| shown.contains("exit="));
+    terminal.close();
     assert!(running.contains("network"), "{running}");
     assert!(after.contains("exit=130"), "{after}");
     let spinners = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
@@ -163,32 +127,14 @@ fn a_resized_terminal_gets_its_live_line_refitted() {
                     on_success = [{ command = { argv = [\"sh\", \"-c\", \"sleep 8\", \"a-long-argument-that-makes-the-status-line-wide\"] } }]\n";
     let workspace = Workspace::with_fake_pulumi(provider, &["network"], "{}");
     workspace.env_file("PULUMI_STACK=dev\n");
-    let session = format!("runner-resize-{}", std::process::id());
-    let socket = workspace.path("tmux.sock");
-    let tmux = |args: &[&str]| -> Output {
-        let mut command = terminal_command(&workspace, "tmux");
-        command.arg("-S").arg(&socket).args(args).output().unwrap()
-    };
-    let runner = assert_cmd::cargo::cargo_bin("runner");
-    let script = format!("{} up --provider demo --stack dev; sleep 60", runner.display());
-    let started = tmux(&["new-session", "-d", "-s", &session, "-x", "150", "-y", "20", "bash", "-c", &script]);
-    assert!(started.status.success(), "{}", String::from_utf8_lossy(&started.stderr));
-    let screen = || String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", &session]).stdout).into_owned();
-    let wait_for = |found: &dyn Fn(&str) -> bool| {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let shown = screen();
-            if found(&shown) || Instant::now() > deadline {
-                return shown;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    };
-    let wide = wait_for(&|shown| shown.contains("-wide`"));
-    tmux(&["resize-window", "-t", &session, "-x", "50"]);
+    let script = format!("{} up --provider demo --stack dev; sleep 60", runner().display());
+    let terminal = TmuxSession::start(&workspace, 150, 20, &script);
+    let wide = terminal.screen_when(|shown| shown.contains("-wide`"));
+    terminal.resize(50);
     let live_line = |shown: &str| shown.lines().find(|line| line.contains("network")).map(str::to_string);
-    let narrow = wait_for(&|shown| live_line(shown).is_some_and(|line| line.contains('…') && line.ends_with('s')));
-    tmux(&["kill-server"]);
+    let narrow =
+        terminal.screen_when(|shown| live_line(shown).is_some_and(|line| line.contains('…') && line.ends_with('s')));
+    terminal.close();
     assert!(wide.contains("run `sh -c sleep 8 a-long-argument-that-makes-the-status-line-wide`"), "{wide}");
     let line = live_line(&narrow).unwrap_or_default();
     assert!(line.contains('…') && line.trim_end().ends_with('s'), "the line is cut, elapsed time last: {narrow}");
@@ -201,15 +147,8 @@ fn a_resized_terminal_gets_its_live_line_refitted() {
 #[test]
 fn a_closed_terminal_cancels_the_run_and_leaves_it_recorded() {
     let workspace = workspace(r#"{"default": {"sleep": 30, "cancel_sleep": 0.2}}"#);
-    let socket = workspace.path("tmux.sock");
-    let tmux = |args: &[&str]| -> Output {
-        let mut command = terminal_command(&workspace, "tmux");
-        command.arg("-S").arg(&socket).args(args).output().unwrap()
-    };
-    let runner = assert_cmd::cargo::cargo_bin("runner");
-    let script = format!("{} up --provider demo --stack dev; sleep 60", runner.display());
-    let started = tmux(&["new-session", "-d", "-s", "hangup", "-x", "100", "-y", "20", "bash", "-c", &script]);
-    assert!(started.status.success(), "{}", String::from_utf8_lossy(&started.stderr));
+    let script = format!("{} up --provider demo --stack dev; sleep 60", runner().display());
+    let terminal = TmuxSession::start(&workspace, 100, 20, &script);
     let wait_until = |what: &str, done: &dyn Fn() -> bool| {
         let deadline = Instant::now() + Duration::from_secs(30);
         while !done() {
@@ -220,7 +159,7 @@ fn a_closed_terminal_cancels_the_run_and_leaves_it_recorded() {
     let calls = || workspace.fake_invocations();
     wait_until("network to start", &|| calls().iter().any(|call| call["event"] == "start" && call["op"] == "up"));
     std::thread::sleep(Duration::from_millis(500));
-    tmux(&["kill-server"]);
+    terminal.close();
 
     let record = || -> Option<serde_json::Value> {
         let entry = std::fs::read_dir(workspace.path(".runner/history")).ok()?.flatten().next()?;
@@ -237,4 +176,8 @@ fn a_closed_terminal_cancels_the_run_and_leaves_it_recorded() {
     let run_id = run["run_id"].as_str().unwrap();
     let events = std::fs::read_to_string(workspace.path(&format!(".runner/logs/{run_id}/network.events.jsonl")));
     assert!(events.unwrap_or_default().contains("cancelEvent"), "pulumi was cancelled, not killed");
+}
+
+fn runner() -> std::path::PathBuf {
+    assert_cmd::cargo::cargo_bin("runner")
 }
