@@ -62,8 +62,8 @@ where
 }
 
 fn report_error(err: &UserError) {
-    eprintln!("error: {err}");
+    crate::stderr_line!("error: {err}");
     if let Some(hint) = err.hint() {
-        eprintln!("hint: {hint}");
+        crate::stderr_line!("hint: {hint}");
     }
 }

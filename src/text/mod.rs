@@ -1,6 +1,7 @@
-//! Small wording helpers shared by every layer that prints: counts with the right noun, and
-//! text fitted or wrapped to a terminal's width.
+//! Small wording helpers shared by every layer that prints: counts with the right noun, text
+//! fitted or wrapped to a terminal's width, and lines written without panicking (`stderr_line!`).
 
+mod console_lines;
 mod counted;
 mod fitted;
 mod word_wrap;

@@ -8,6 +8,7 @@ mod tmux_session;
 
 mod affected_test;
 mod cancelled_destroy_test;
+mod closed_output_test;
 mod completion_test;
 mod doctor_test;
 mod errors_test;
