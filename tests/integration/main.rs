@@ -10,6 +10,7 @@ mod affected_test;
 mod cancelled_destroy_test;
 mod closed_output_test;
 mod completion_test;
+mod console_write_rule_test;
 mod doctor_test;
 mod errors_test;
 mod fake_pulumi_shape_test;
