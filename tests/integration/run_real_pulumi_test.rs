@@ -141,6 +141,49 @@ fn ctrl_c_during_up_leaves_no_lock_and_exits_130() {
     assert!(stderr.contains("slow cancelled"), "{stderr}");
 }
 
+/// The terminal closes while the real `pulumi up` holds its stack: the runner cancels it as on
+/// Ctrl-C, so pulumi releases its lock, the run is recorded as interrupted, and nothing pulumi
+/// started (its language host) is left running.
+#[test]
+fn a_closed_terminal_cancels_the_real_pulumi_cleanly() {
+    let workspace = slow_workspace();
+    let script = format!(
+        "{} up --provider slow --stack dev --non-interactive; sleep 60",
+        assert_cmd::cargo::cargo_bin("runner").display()
+    );
+    let terminal = crate::tmux_session::TmuxSession::start(&workspace, 100, 20, &script);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while lock_files(&workspace).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "pulumi never took its lock: {}", terminal.screen());
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    terminal.close();
+    let history = workspace.path(".runner/history");
+    let state = || -> Option<String> {
+        let entry = std::fs::read_dir(&history).ok()?.flatten().next()?;
+        let run: serde_json::Value = serde_json::from_slice(&std::fs::read(entry.path()).ok()?).ok()?;
+        run["state"].as_str().map(str::to_string)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while state().is_none_or(|state| state == "running") {
+        assert!(std::time::Instant::now() < deadline, "the run was never recorded as ended");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    release_fifo(&workspace);
+    assert_eq!(state().as_deref(), Some("interrupted"));
+    assert!(lock_files(&workspace).is_empty(), "pulumi left its lock: {:?}", lock_files(&workspace));
+    assert!(!workspace.path(".runner/locks/dev.lock").exists(), "the runner left its stack lock");
+    let root = workspace.root().to_string_lossy().into_owned();
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|process| std::fs::read_link(process.path().join("cwd")).ok())
+        .map(|cwd| cwd.to_string_lossy().into_owned())
+        .filter(|cwd| cwd.starts_with(&root))
+        .collect();
+    assert!(left.is_empty(), "processes still running in the workspace: {left:?}");
+}
+
 use std::os::unix::fs::OpenOptionsExt;
 
 extern "C" {
