@@ -62,8 +62,8 @@ where
 }
 
 fn report_error(err: &UserError) {
-    crate::stderr_line!("error: {err}");
+    crate::text::stderr_line!("error: {err}");
     if let Some(hint) = err.hint() {
-        crate::stderr_line!("hint: {hint}");
+        crate::text::stderr_line!("hint: {hint}");
     }
 }

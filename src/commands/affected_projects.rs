@@ -36,13 +36,13 @@ pub fn select_with_affected(
         None => affected.projects.keys().cloned().collect(),
     });
     let selected = narrowed.resolve(&loaded.graph)?;
-    crate::stderr_line!("affected: comparing with {} and uncommitted changes", changes.described_base);
+    crate::text::stderr_line!("affected: comparing with {} and uncommitted changes", changes.described_base);
     match &affected.everything {
-        Some(reason) => crate::stderr_line!("affected: every project, because {reason}"),
-        None if affected.projects.is_empty() => crate::stderr_line!("affected: no project's files changed"),
+        Some(reason) => crate::text::stderr_line!("affected: every project, because {reason}"),
+        None if affected.projects.is_empty() => crate::text::stderr_line!("affected: no project's files changed"),
         None => {
             for (project, reason) in &affected.projects {
-                crate::stderr_line!("affected: {project}: {reason}");
+                crate::text::stderr_line!("affected: {project}: {reason}");
             }
         }
     }
@@ -53,12 +53,12 @@ pub fn select_with_affected(
         .filter(|path| affected.everything.is_none() && !direct.contains(path))
         .collect();
     if !dependents.is_empty() {
-        crate::stderr_line!(
+        crate::text::stderr_line!(
             "affected: also selected (dependents, or dependencies you asked for): {}",
             dependents.join(", ")
         );
     }
-    crate::stderr_line!("affected: {} of {} projects selected", selected.len(), loaded.graph.len());
+    crate::text::stderr_line!("affected: {} of {} projects selected", selected.len(), loaded.graph.len());
     Ok(selected)
 }
 

@@ -9,6 +9,6 @@ pub fn completions(shell: clap_complete::Shell) -> Result<ExitStatus> {
     let Some(script) = ShellCompletion::registration(shell, &program) else {
         return Err(UserError::Internal(format!("no completion script for `{shell}`")));
     };
-    crate::stdout_text!("{script}");
+    crate::text::stdout_text!("{script}");
     Ok(ExitStatus::Success)
 }

@@ -45,7 +45,7 @@ pub fn config_set(settings: &Settings, request: &ConfigSetSettings) -> Result<Ex
             }
         }
         add_stack_config_values(&path, existing.as_deref(), &[(request.key.clone(), value)])?;
-        crate::stdout_line!("`{}` set in `{}`", request.key, path.display());
+        crate::text::stdout_line!("`{}` set in `{}`", request.key, path.display());
         return Ok(ExitStatus::Success);
     }
     let environment = ChildEnvironment::build(std::env::vars(), &request.stack.environment, &settings.root);
@@ -72,7 +72,7 @@ pub fn config_set(settings: &Settings, request: &ConfigSetSettings) -> Result<Ex
         UserError::Internal(message) => UserError::Internal(mask.apply(&message)),
         other => other,
     })?;
-    crate::stdout_line!("secret `{}` stored encrypted for stack `{stack}`", request.key);
+    crate::text::stdout_line!("secret `{}` stored encrypted for stack `{stack}`", request.key);
     Ok(ExitStatus::Success)
 }
 

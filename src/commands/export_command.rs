@@ -99,6 +99,6 @@ fn check_stream(file: &Path) -> Result<ExitStatus> {
         return Err(UserError::OperatorRules { input: name, problems });
     }
     let stacks = documents.iter().filter(|d| d.get("kind").and_then(Value::as_str) == Some("Stack")).count();
-    crate::stderr_line!("{name}: {stacks} Stacks follow the operator's rules");
+    crate::text::stderr_line!("{name}: {stacks} Stacks follow the operator's rules");
     Ok(ExitStatus::Success)
 }

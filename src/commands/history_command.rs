@@ -18,7 +18,7 @@ pub fn history(settings: &Settings, history: &HistorySettings) -> Result<ExitSta
     if runs.is_empty() {
         let which = history.stack.as_ref().map(|stack| format!(" of stack `{stack}`")).unwrap_or_default();
         let shown = settings.root.relative(&state_dir).join("history");
-        crate::stderr_line!(
+        crate::text::stderr_line!(
             "no runs{which} recorded yet in `{}`: `runner up`, `preview`, `refresh`, `destroy` and `drift` record theirs",
             shown.display()
         );

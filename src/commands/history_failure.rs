@@ -6,7 +6,7 @@ use crate::exit_status::ExitStatus;
 /// exit code 1 says the record is incomplete even if every project succeeded.
 pub fn with_history_error(status: ExitStatus, error: &Arc<Mutex<Option<String>>>) -> ExitStatus {
     let Some(error) = error.lock().ok().and_then(|error| error.clone()) else { return status };
-    crate::stderr_line!(
+    crate::text::stderr_line!(
         "warning: the run history could not be written ({error}): `status`, `history` and `--resume` do not know this run"
     );
     match status {

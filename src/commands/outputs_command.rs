@@ -34,7 +34,7 @@ pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitSta
     for result in &results {
         if let Err(message) = &result.outputs {
             failed += 1;
-            crate::stderr_line!("error: `{}`: {message}", result.project);
+            crate::text::stderr_line!("error: `{}`: {message}", result.project);
         }
     }
     if outputs.json {

@@ -42,7 +42,7 @@ pub fn preflight_and_gather(
         Ok(_) => {}
     }
     for note in &preflight.notes {
-        crate::stderr_line!("note: {note}");
+        crate::text::stderr_line!("note: {note}");
     }
     Err(UserError::PreflightFailed { problems })
 }

@@ -30,7 +30,7 @@ pub fn report_changes(run: &RunSettings, summary: &RunSummary, store: &RunStore)
     }
     let report = ChangeReport::from_run(summary, &crate::pulumi::read_resource_changes);
     if run.operation.is_preview() {
-        crate::stdout_text!("{}", report.terminal());
+        crate::text::stdout_text!("{}", report.terminal());
     }
     for path in markdown {
         write_markdown_report(&report, path, false)?;
@@ -87,7 +87,7 @@ fn record_drift(report: &ChangeReport, summary: &RunSummary, store: &RunStore) {
         }
     }
     if let Err(err) = store.save(&record) {
-        crate::stderr_line!("warning: cannot record the drift in the history: {err}");
+        crate::text::stderr_line!("warning: cannot record the drift in the history: {err}");
     }
 }
 
@@ -99,7 +99,7 @@ pub fn changes_fail_the_run(run: &RunSettings, report: Option<&ChangeReport>) ->
         return false;
     }
     if run.operation == Operation::Drift {
-        crate::stderr_line!(
+        crate::text::stderr_line!(
             "drift found in {} of {} projects: {}",
             changed.len(),
             report.projects.len(),
@@ -108,7 +108,7 @@ pub fn changes_fail_the_run(run: &RunSettings, report: Option<&ChangeReport>) ->
         return true;
     }
     if run.expect_no_changes {
-        crate::stderr_line!(
+        crate::text::stderr_line!(
             "error: `--expect-no-changes`, but {} of {} projects have changes: {}",
             changed.len(),
             report.projects.len(),
@@ -142,7 +142,9 @@ pub fn print_shown_outputs(reader: &OutputReader<'_>, summary: &RunSummary) {
                     let _ = writeln!(out, "  {}  {name} = {shown}", result.project);
                 }
             }
-            Err(message) => crate::stderr_line!("warning: cannot show the outputs of `{}`: {message}", result.project),
+            Err(message) => {
+                crate::text::stderr_line!("warning: cannot show the outputs of `{}`: {message}", result.project)
+            }
         }
     }
 }

@@ -33,7 +33,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &run.stack.provider)?;
     let check = StackCheck::run(settings, &run.stack, &loaded.provider)?;
     for warning in &check.warnings {
-        crate::stderr_line!("warning: {}: {}", warning.location, warning.message);
+        crate::text::stderr_line!("warning: {}: {}", warning.location, warning.message);
     }
     let mut environment = ChildEnvironment::build(std::env::vars(), &run.stack.environment, &settings.root);
     let backend = Backend::from_environment(&environment);
@@ -52,7 +52,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         && !run.yes
         && !super::destroy_confirmation::confirm_destroy(settings, run, &loaded, &plan)?
     {
-        crate::stderr_line!("nothing destroyed");
+        crate::text::stderr_line!("nothing destroyed");
         return Ok(ExitStatus::Success);
     }
     let keep = history_keep(&environment)?;
@@ -111,7 +111,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let resume =
         format!("runner {} --provider {} --stack {} --resume", run.operation, loaded.provider.name, run.stack.stack);
     let cwd = std::env::current_dir().ok();
-    crate::stderr_text!("{}", report::run_footer(&summary, &resume, cwd.as_deref()));
+    crate::text::stderr_text!("{}", report::run_footer(&summary, &resume, cwd.as_deref()));
     if status == ExitStatus::Success && super::run_changes::changes_fail_the_run(run, changes.as_ref()) {
         return Ok(ExitStatus::ChangesFound);
     }
@@ -138,10 +138,10 @@ fn lock_stack(settings: &Settings, run: &RunSettings, loaded: &LoadedProvider, s
         format!("runner {} --provider {} --stack {}", run.operation, loaded.provider.name, run.stack.stack);
     let lock = StackLock::acquire(&settings.root.state_dir(), &run.stack.stack, &command_line, run.wait)?;
     if let Some(stale) = &lock.replaced_stale {
-        crate::stderr_line!("warning: took over the lock of a runner that is gone ({})", stale.describe());
+        crate::text::stderr_line!("warning: took over the lock of a runner that is gone ({})", stale.describe());
     }
     for abandoned in store.settle_abandoned(&loaded.provider.name, &run.stack.stack) {
-        crate::stderr_line!(
+        crate::text::stderr_line!(
             "warning: run `{}` ({} on stack `{}`) was interrupted before it finished; `runner {} --resume` continues it",
             abandoned.run_id, abandoned.operation, abandoned.stack, abandoned.operation
         );
@@ -274,7 +274,7 @@ fn select_projects(
     } else {
         closure(graph, unfinished, |node| graph.dependents(node))
     };
-    crate::stderr_line!("resuming {resumed}: {} of {} projects left to run", selected.len(), graph.len());
+    crate::text::stderr_line!("resuming {resumed}: {} of {} projects left to run", selected.len(), graph.len());
     Ok(selected)
 }
 

@@ -21,7 +21,7 @@ pub fn report_stack_locks(loaded: &LoadedProvider, backend: &Backend, stack: &st
             report.result == ProjectResult::Cancelled
         };
         if locked {
-            crate::stderr_line!(
+            crate::text::stderr_line!(
                 "warning: stack `{}` may still be locked; once no `pulumi` of this run is left, run `{}`",
                 backend.qualified_stack(&manifest.name, stack),
                 super::unlock_command(&loaded.provider.name, stack)
@@ -36,10 +36,10 @@ pub fn report_stack_locks(loaded: &LoadedProvider, backend: &Backend, stack: &st
 pub fn finish_run(run: &RunSettings, summary: &RunSummary, table_on_stdout: bool) -> Result<ExitStatus> {
     let failures = summary.failures();
     if !failures.is_empty() {
-        crate::stderr_text!("{failures}");
+        crate::text::stderr_text!("{failures}");
     }
     if table_on_stdout {
-        crate::stdout_text!("{}", summary.table());
+        crate::text::stdout_text!("{}", summary.table());
     }
     for target in &run.reports {
         match target {

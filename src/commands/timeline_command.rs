@@ -26,7 +26,7 @@ pub fn timeline(settings: &Settings, timeline: &TimelineSettings) -> Result<Exit
     match &timeline.output {
         Some(path) => {
             crate::config::write_atomically(path, text.as_bytes())?;
-            crate::stderr_line!("timeline of run `{}` written to {}", record.run_id, path.display());
+            crate::text::stderr_line!("timeline of run `{}` written to {}", record.run_id, path.display());
         }
         None => {
             let _ = std::io::stdout().lock().write_all(text.as_bytes());

@@ -32,7 +32,7 @@ pub fn unlock(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> 
                 match std::fs::remove_file(&lock.file) {
                     Ok(()) => {
                         let _ = std::fs::remove_file(attrs);
-                        crate::stdout_line!(
+                        crate::text::stdout_line!(
                             "removed the lock of `{qualified}` left by `pulumi` pid {} (gone)",
                             lock.pid
                         );
@@ -47,7 +47,7 @@ pub fn unlock(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> 
                 .filter(|file| file.extension().is_some_and(|ext| ext == "json"))
                 .count();
             if held > 0 {
-                crate::stderr_line!("warning: `{qualified}` is locked by a `pulumi` that still runs or runs on another host: left alone");
+                crate::text::stderr_line!("warning: `{qualified}` is locked by a `pulumi` that still runs or runs on another host: left alone");
             }
             continue;
         }
@@ -67,7 +67,7 @@ pub fn unlock(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> 
             .output()
             .map_err(|err| UserError::Internal(format!("cannot run `pulumi cancel`: {err}")))?;
         if output.status.success() {
-            crate::stdout_line!("cancelled the update holding `{qualified}`");
+            crate::text::stdout_line!("cancelled the update holding `{qualified}`");
             removed += 1;
         } else {
             failures.push(format!(
@@ -80,7 +80,7 @@ pub fn unlock(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> 
         return Err(UserError::Internal(failures.join("\n")));
     }
     if removed == 0 {
-        crate::stdout_line!("no lock left by a stopped runner on stack `{}`", stack.stack);
+        crate::text::stdout_line!("no lock left by a stopped runner on stack `{}`", stack.stack);
     }
     Ok(ExitStatus::Success)
 }

@@ -11,7 +11,7 @@ pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus
     let loaded = LoadedProvider::load(settings, &stack.provider)?;
     let check = StackCheck::run(settings, stack, &loaded.provider)?;
     for warning in &check.warnings {
-        crate::stderr_line!("warning: {}: {}", warning.location, warning.message);
+        crate::text::stderr_line!("warning: {}: {}", warning.location, warning.message);
     }
     let environment = ChildEnvironment::build(std::env::vars(), &stack.environment, &settings.root);
     let backend = Backend::from_environment(&environment);
@@ -39,7 +39,7 @@ pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus
     missing.extend(missing_secrets(settings, stack, &loaded, &check, &environment, &backend));
     if preflight.problems.is_empty() && !missing.is_empty() {
         for note in &preflight.notes {
-            crate::stderr_line!("note: {note}");
+            crate::text::stderr_line!("note: {note}");
         }
         return Err(UserError::MissingConfig { stack: stack.stack.clone(), missing });
     }
@@ -47,9 +47,9 @@ pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus
     preflight.into_result()?;
     let references = undeclared_references(&loaded, &backend, &stack.stack);
     for reference in &references {
-        crate::stderr_line!("warning: {}", reference.message);
+        crate::text::stderr_line!("warning: {}", reference.message);
     }
-    crate::stdout_line!(
+    crate::text::stdout_line!(
         "provider `{}` and stack `{}` are valid: {}, {}",
         loaded.provider.name,
         stack.stack,

@@ -112,7 +112,7 @@ fn warn_unreadable(path: &Path, reason: &str) {
         std::sync::OnceLock::new();
     let mut warned = WARNED.get_or_init(Default::default).lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if warned.insert(path.to_path_buf()) {
-        crate::stderr_line!(
+        crate::text::stderr_line!(
             "warning: skipped the unreadable run record `{}` ({reason}); move it away to silence this",
             path.display()
         );

@@ -66,7 +66,7 @@ impl Preflight {
     /// `Err` with every problem when there is any; notes go to stderr either way.
     pub fn into_result(self) -> Result<(), UserError> {
         for note in &self.notes {
-            crate::stderr_line!("note: {note}");
+            crate::text::stderr_line!("note: {note}");
         }
         if self.problems.is_empty() {
             Ok(())

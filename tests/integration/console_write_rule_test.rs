@@ -26,5 +26,9 @@ fn src_uses_no_console_macro_that_panics() {
             }
         }
     }
-    assert!(found.is_empty(), "use `crate::stdout_line!`/`crate::stderr_line!` instead:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "use `crate::text::stdout_line!`/`crate::text::stderr_line!` instead:\n{}",
+        found.join("\n")
+    );
 }
