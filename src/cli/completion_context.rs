@@ -82,19 +82,7 @@ impl CompletionContext {
 
     /// `config/pulumi/Pulumi.<stack>.yaml`, sorted.
     pub fn stacks(&self) -> Vec<String> {
-        let Some(root) = &self.root else { return Vec::new() };
-        let Ok(entries) = std::fs::read_dir(root.config_dir()) else { return Vec::new() };
-        let mut stacks: Vec<String> = entries
-            .filter_map(|entry| entry.ok())
-            .filter(|entry| entry.path().is_file())
-            .filter_map(|entry| {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                let stack = name.strip_prefix("Pulumi.")?.strip_suffix(".yaml")?.to_string();
-                (!stack.is_empty()).then_some(stack)
-            })
-            .collect();
-        stacks.sort();
-        stacks
+        self.root.as_ref().map(RepositoryRoot::stack_names).unwrap_or_default()
     }
 
     /// Project paths with their descriptions: of the provider on the command line when it is a

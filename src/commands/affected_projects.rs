@@ -68,15 +68,7 @@ fn shared_files(settings: &Settings, stack: Option<&str>) -> Vec<PathBuf> {
     match stack {
         Some(stack) => files.push(settings.root.stack_config_file(stack)),
         // Without a stack (`show`), any shared stack file counts.
-        None => {
-            if let Ok(entries) = std::fs::read_dir(settings.root.config_dir()) {
-                files.extend(entries.flatten().map(|entry| entry.path()).filter(|path| {
-                    path.file_name()
-                        .and_then(|name| name.to_str())
-                        .is_some_and(|name| name.starts_with("Pulumi.") && name.ends_with(".yaml"))
-                }));
-            }
-        }
+        None => files.extend(settings.root.stack_names().iter().map(|stack| settings.root.stack_config_file(stack))),
     }
     files
 }

@@ -108,8 +108,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         };
         super::run_changes::print_shown_outputs(&reader, &summary);
     }
-    let resume =
-        format!("runner {} --provider {} --stack {} --resume", run.operation, loaded.provider.name, run.stack.stack);
+    let resume = format!("{} --resume", command_line(run, &loaded));
     let cwd = std::env::current_dir().ok();
     crate::text::stderr_text!("{}", report::run_footer(&summary, &resume, cwd.as_deref()));
     if status == ExitStatus::Success && super::run_changes::changes_fail_the_run(run, changes.as_ref()) {
@@ -134,9 +133,7 @@ fn history_keep(environment: &ChildEnvironment) -> Result<usize> {
 
 /// Takes the stack's lock, and settles what runners that died while holding it left behind.
 fn lock_stack(settings: &Settings, run: &RunSettings, loaded: &LoadedProvider, store: &RunStore) -> Result<StackLock> {
-    let command_line =
-        format!("runner {} --provider {} --stack {}", run.operation, loaded.provider.name, run.stack.stack);
-    let lock = StackLock::acquire(&settings.root.state_dir(), &run.stack.stack, &command_line, run.wait)?;
+    let lock = StackLock::acquire(&settings.root.state_dir(), &run.stack.stack, &command_line(run, loaded), run.wait)?;
     if let Some(stale) = &lock.replaced_stale {
         crate::text::stderr_line!("warning: took over the lock of a runner that is gone ({})", stale.describe());
     }
@@ -283,6 +280,12 @@ fn mask_error(err: UserError, mask: &SecretMask) -> UserError {
         UserError::Internal(message) => UserError::Internal(mask.apply(&message)),
         other => other,
     }
+}
+
+/// `runner up --provider aws --stack dev`: how the lock names its holder, and the footer's
+/// `--resume` command starts.
+fn command_line(run: &RunSettings, loaded: &LoadedProvider) -> String {
+    format!("runner {} --provider {} --stack {}", run.operation, loaded.provider.name, run.stack.stack)
 }
 
 /// Sortable and unique enough for one machine: UTC time plus the process id.

@@ -91,6 +91,22 @@ impl RepositoryRoot {
         self.config_dir().join(format!("Pulumi.{stack}.yaml"))
     }
 
+    /// The stacks that have a shared stack file (`config/pulumi/Pulumi.<stack>.yaml`), sorted.
+    pub fn stack_names(&self) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(self.config_dir()) else { return Vec::new() };
+        let mut stacks: Vec<String> = entries
+            .flatten()
+            .filter(|entry| entry.path().is_file())
+            .filter_map(|entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let stack = name.strip_prefix("Pulumi.")?.strip_suffix(".yaml")?.to_string();
+                (!stack.is_empty()).then_some(stack)
+            })
+            .collect();
+        stacks.sort();
+        stacks
+    }
+
     /// Where the runner keeps its own state: logs, history, locks and the default backend.
     pub fn state_dir(&self) -> PathBuf {
         self.path.join(".runner")

@@ -176,7 +176,7 @@ impl PulumiProcess<'_> {
         // Before the output is drained: a leftover plugin could hold pulumi's pipes open.
         let abnormal = signalled > CancelLevel::Running || matches!(status, Ok(ref status) if status.code().is_none());
         if abnormal {
-            let stopped = mark.stop_marked_processes();
+            let stopped = tokio::task::spawn_blocking(move || mark.stop_marked_processes()).await.unwrap_or_default();
             if !stopped.is_empty() {
                 let message = format!(
                     "stopped {} pulumi left running (its language host or plugins)",

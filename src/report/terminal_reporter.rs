@@ -18,15 +18,19 @@ const NARROW_REASON: usize = 24;
 /// A project path never takes more than this share of the line, so its status stays readable.
 const MAX_PATH_SHARE: usize = 2;
 
+/// A running project's line, and what the project is doing, whole: the line fits the status to
+/// the terminal at every redraw, so a resized terminal gets refitted lines within a tick.
+struct LiveLine {
+    bar: ProgressBar,
+    status: Arc<Mutex<String>>,
+}
+
 /// For a person at a terminal: a live line per running project with its resource progress,
 /// and a finished line per project with result and duration. Lines use the terminal's whole
 /// width; what does not fit is cut in the middle, never at an arbitrary column.
 pub struct TerminalReporter {
     multi: MultiProgress,
-    bars: HashMap<ProjectPath, ProgressBar>,
-    /// What each running project is doing, whole: its live line fits it to the terminal at
-    /// every redraw, so a resized terminal gets refitted lines within a tick.
-    statuses: HashMap<ProjectPath, Arc<Mutex<String>>>,
+    live: HashMap<ProjectPath, LiveLine>,
     path_width: usize,
     verbose: bool,
     color: bool,
@@ -39,16 +43,7 @@ pub struct TerminalReporter {
 impl TerminalReporter {
     pub fn new(verbose: bool, color: bool) -> Self {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(8));
-        Self {
-            multi,
-            bars: HashMap::new(),
-            statuses: HashMap::new(),
-            path_width: 20,
-            verbose,
-            color,
-            fixed_columns: None,
-            eta: None,
-        }
+        Self { multi, live: HashMap::new(), path_width: 20, verbose, color, fixed_columns: None, eta: None }
     }
 
     /// A reporter drawing nowhere, `columns` wide: for tests of the lines it makes.
@@ -124,7 +119,12 @@ impl TerminalReporter {
             info.stack,
             info.parallelism
         );
-        word_wrap(&header, "", "  ", self.columns()).join("\n")
+        self.wrapped(&header)
+    }
+
+    /// `text` broken at spaces to the terminal's width, continued lines indented.
+    fn wrapped(&self, text: &str) -> String {
+        word_wrap(text, "", "  ", self.columns()).join("\n")
     }
 
     pub fn interrupting_line(&self, kill: bool) -> String {
@@ -133,7 +133,7 @@ impl TerminalReporter {
         } else {
             "interrupted: cancelling running projects (Ctrl-C again to kill them)"
         };
-        self.style().yellow().apply_to(word_wrap(text, "", "  ", self.columns()).join("\n")).to_string()
+        self.style().yellow().apply_to(self.wrapped(text)).to_string()
     }
 
     /// The live line's look; `{status}` is `status` fitted to the terminal's width at each draw.
@@ -150,18 +150,17 @@ impl TerminalReporter {
     }
 
     fn set_status(&self, project: &ProjectPath, status: &str) {
-        let (Some(bar), Some(shown)) = (self.bars.get(project), self.statuses.get(project)) else { return };
-        if let Ok(mut shown) = shown.lock() {
+        let Some(line) = self.live.get(project) else { return };
+        if let Ok(mut shown) = line.status.lock() {
             status.clone_into(&mut shown);
         }
         // The template does not show `{msg}`; setting it only redraws now instead of at the tick.
-        bar.set_message(status.to_string());
+        line.bar.set_message(status.to_string());
     }
 
     fn clear_live_area(&mut self) {
-        self.statuses.clear();
-        for (_, bar) in self.bars.drain() {
-            bar.finish_and_clear();
+        for (_, line) in self.live.drain() {
+            line.bar.finish_and_clear();
         }
         if let Some(bar) = self.eta.take() {
             bar.finish_and_clear();
@@ -207,14 +206,13 @@ impl Reporter for TerminalReporter {
                 let _ = self.multi.println(self.header(info));
             }
             ExecutionEvent::ProjectStarted { project, attempt, .. } => {
-                let multi = self.multi.clone();
-                let prefix = self.shown_path(project);
-                let status = self.statuses.entry(project.clone()).or_default().clone();
-                let style = self.bar_style(status);
-                let bar = self.bars.entry(project.clone()).or_insert_with(|| multi.add(ProgressBar::new_spinner()));
-                bar.set_style(style);
-                bar.set_prefix(prefix);
-                bar.enable_steady_tick(Duration::from_millis(120));
+                if !self.live.contains_key(project) {
+                    let line = LiveLine { bar: self.multi.add(ProgressBar::new_spinner()), status: Arc::default() };
+                    line.bar.set_style(self.bar_style(Arc::clone(&line.status)));
+                    line.bar.set_prefix(self.shown_path(project));
+                    line.bar.enable_steady_tick(Duration::from_millis(120));
+                    self.live.insert(project.clone(), line);
+                }
                 let status = if *attempt > 1 { format!("attempt {attempt}") } else { "starting".into() };
                 self.set_status(project, &status);
             }
@@ -226,10 +224,9 @@ impl Reporter for TerminalReporter {
                 let _ = self.multi.println(format!("[{project}] {line}"));
             }
             ExecutionEvent::ProjectFinished(report) => {
-                self.statuses.remove(&report.project);
-                if let Some(bar) = self.bars.remove(&report.project) {
-                    bar.finish_and_clear();
-                    self.multi.remove(&bar);
+                if let Some(line) = self.live.remove(&report.project) {
+                    line.bar.finish_and_clear();
+                    self.multi.remove(&line.bar);
                 }
                 let line = self.finished_line(report);
                 let _ = self.multi.println(line);
