@@ -7,7 +7,6 @@ use crate::error::Result;
 use crate::exit_status::ExitStatus;
 use crate::plan::{ExecutionPlan, Operation};
 use crate::pulumi::{Backend, ChildEnvironment};
-use crate::secrets::SecretMask;
 
 /// `runner outputs`: every selected project's stack outputs, in plan order, on stdout.
 pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitStatus> {
@@ -18,7 +17,7 @@ pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitSta
     let pulumi = super::pulumi_location::find_pulumi(&environment)?;
     let plan = ExecutionPlan::new(&loaded.graph, Operation::Up, &selected);
     let projects: Vec<_> = plan.order.iter().map(|&node| loaded.graph.project(node)).collect();
-    let mask = SecretMask::new(environment.secret_values());
+    let mask = super::run_secret_mask::run_secret_mask(&environment, &loaded.provider, None);
     let reader = OutputReader {
         pulumi: &pulumi,
         provider: &loaded.provider,

@@ -1,12 +1,13 @@
 use crate::provider::Provider;
 use crate::pulumi::ChildEnvironment;
-use crate::secrets::SecretMask;
+use crate::secrets::{SecretMask, SecretRule};
 
-/// Every secret a run knows before it starts: values of variables named like credentials, values
-/// of the variables that feed declared secrets (secret whatever their names), and the passphrase.
+/// Every secret a run knows before it starts: the environment file's entries but those known or
+/// declared plain (`SecretRule`), inherited variables named like credentials, the variables that
+/// feed declared secrets (secret whatever their names), and the passphrase.
 /// Values typed at prompts and stack outputs are added as they become known.
 pub fn run_secret_mask(environment: &ChildEnvironment, provider: &Provider, passphrase: Option<&str>) -> SecretMask {
-    let mask = SecretMask::new(environment.secret_values());
+    let mask = SecretMask::new(environment.secret_values(&secret_rule(provider)));
     let secret_variables = provider
         .config
         .iter()
@@ -22,4 +23,9 @@ pub fn run_secret_mask(environment: &ChildEnvironment, provider: &Provider, pass
         mask.add(passphrase);
     }
     mask
+}
+
+/// The one rule of what is secret, as the provider file amends it.
+pub fn secret_rule(provider: &Provider) -> SecretRule {
+    SecretRule::new(provider.plain_environment.iter().cloned())
 }

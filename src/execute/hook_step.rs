@@ -26,9 +26,9 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
                     .filter(|(name, _)| names.contains(name))
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
-                self.context.mask.add_json_strings(&secret);
+                self.context.mask.add_json_values(&secret);
             }
-            None => self.context.mask.add_json_strings(&outputs),
+            None => self.context.mask.add_guessed_outputs(&outputs),
         }
         for hook in &project.on_success {
             events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message: hook.describe() }).await;

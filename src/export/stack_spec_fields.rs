@@ -8,7 +8,7 @@ use serde_yaml::{Mapping, Value};
 use super::PkoExportOptions;
 use crate::config::{EnvironmentFile, StackConfig};
 use crate::provider::{Project, Provider};
-use crate::pulumi::is_secret_name;
+use crate::secrets::{url_password, SecretRule};
 
 /// A secret value: where it goes in the Secret, and the placeholder standing for it.
 #[derive(Debug, Clone)]
@@ -52,6 +52,8 @@ pub(super) fn environment_refs(
         .filter_map(|secret| secret.default_env.as_deref())
         .chain(provider.config.iter().filter(|key| key.secret).filter_map(|key| key.default_env.as_deref()))
         .collect();
+    // The same rule masks the entries in every log: what is masked there is a secret here.
+    let rule = SecretRule::new(provider.plain_environment.iter().cloned());
     let mut refs = Mapping::new();
     let mut backend = None;
     let mut add_secret = |key: &str, refs: &mut Mapping| {
@@ -68,6 +70,9 @@ pub(super) fn environment_refs(
                         "`PULUMI_BACKEND_URL={}` is a folder on this machine: give the Stacks a backend the cluster reaches (s3://, Pulumi Cloud)",
                         entry.value
                     ));
+                } else if url_password(&entry.value).is_some() {
+                    // A password inside the URL: the whole URL comes from the Secret.
+                    add_secret(key, &mut refs);
                 } else {
                     backend = Some(entry.value.clone());
                 }
@@ -89,7 +94,7 @@ pub(super) fn environment_refs(
         if key.starts_with("PULUMI_OPTION_") {
             continue;
         }
-        if is_secret_name(key) || declared_envs.contains(&key) {
+        if rule.entry_is_secret(key) || declared_envs.contains(&key) {
             add_secret(key, &mut refs);
         } else {
             refs.insert(key.into(), literal_ref(&entry.value));

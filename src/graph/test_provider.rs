@@ -17,6 +17,7 @@ pub fn test_provider(projects: &[(&str, Phase, &[&str])]) -> Provider {
         secrets_project: None,
         strict_phase_barrier: false,
         pools: Default::default(),
+        plain_environment: Vec::new(),
         projects: projects
             .iter()
             .enumerate()

@@ -107,6 +107,7 @@ impl ProviderCatalog {
             projects: Vec::new(),
             strict_phase_barrier: false,
             pools: Default::default(),
+            plain_environment: Vec::new(),
         };
         self.merge_definition(&mut provider, &definition, 0, &mut Vec::new())?;
         if let Some(root) = projects_root {
@@ -210,6 +211,11 @@ impl ProviderCatalog {
                 });
             }
             provider.pools.insert(name.clone(), value as usize);
+        }
+        for name in &parsed.plain_environment {
+            if !provider.plain_environment.contains(name) {
+                provider.plain_environment.push(name.clone());
+            }
         }
         if let Some(secrets) = &parsed.secrets_project {
             provider.secrets_project = Some(ProjectPath::new(secrets.get_ref()));

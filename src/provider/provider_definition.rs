@@ -28,6 +28,8 @@ pub struct Provider {
     pub strict_phase_barrier: bool,
     /// Concurrency limits by pool name (`[pools] aws = 2`); `--pool aws=1` overrides them.
     pub pools: std::collections::BTreeMap<String, usize>,
+    /// Environment-file entries declared not secret, inherited through `extends`.
+    pub plain_environment: Vec<String>,
 }
 
 impl Provider {

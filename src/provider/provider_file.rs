@@ -25,6 +25,10 @@ pub(super) struct ProviderFile {
     /// Concurrency limits of named pools: `[pools] aws = 2`.
     #[serde(default)]
     pub pools: std::collections::BTreeMap<String, Spanned<i64>>,
+    /// Environment-file entries that are not secret (the rest are, unless the runner knows the
+    /// name as plain): `plain_environment = ["DEMO_REGION"]`.
+    #[serde(default)]
+    pub plain_environment: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

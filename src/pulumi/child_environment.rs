@@ -2,12 +2,15 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::config::{EnvironmentFile, RepositoryRoot};
+use crate::secrets::{url_password, SecretRule};
 
 /// The environment every `pulumi` child gets: the process environment, then the environment
 /// file over it, then what the runner itself needs.
 #[derive(Debug, Clone, Default)]
 pub struct ChildEnvironment {
     vars: BTreeMap<String, String>,
+    /// Names the environment file set: secret unless known or declared plain (`SecretRule`).
+    file_keys: std::collections::BTreeSet<String>,
     /// True when the runner chose the backend (a file backend under `.runner/`).
     pub default_backend: bool,
 }
@@ -21,8 +24,10 @@ impl ChildEnvironment {
         root: &RepositoryRoot,
     ) -> Self {
         let mut vars: BTreeMap<String, String> = process.into_iter().collect();
+        let mut file_keys = std::collections::BTreeSet::new();
         for entry in file.entries() {
             vars.insert(entry.key.clone(), entry.value.clone());
+            file_keys.insert(entry.key.clone());
         }
         // PULUMI_OPTION_* silently turns into CLI flags, which would change what the runner asked for.
         vars.retain(|key, _| !key.starts_with("PULUMI_OPTION_"));
@@ -40,7 +45,7 @@ impl ChildEnvironment {
                 vars.insert(key.into(), resolved);
             }
         }
-        Self { vars, default_backend }
+        Self { vars, file_keys, default_backend }
     }
 
     pub fn get(&self, key: &str) -> Option<&str> {
@@ -55,31 +60,41 @@ impl ChildEnvironment {
         &self.vars
     }
 
-    /// Values that must never be printed: the passphrase and anything named like a credential.
-    pub fn secret_values(&self) -> Vec<String> {
+    /// True when `key` was set by the environment file.
+    pub fn from_file(&self, key: &str) -> bool {
+        self.file_keys.contains(key)
+    }
+
+    /// Values that must never be printed, by `rule`: the environment file's entries, inherited
+    /// variables named like credentials, the passphrase file's content and a password inside
+    /// the backend URL.
+    pub fn secret_values(&self, rule: &SecretRule) -> Vec<String> {
         let mut secrets: Vec<String> = self
             .vars
             .iter()
-            .filter(|(key, value)| is_secret_name(key) && value.len() >= 4)
+            .filter(|(key, _)| {
+                if self.file_keys.contains(key.as_str()) {
+                    rule.entry_is_secret(key)
+                } else {
+                    rule.inherited_is_secret(key)
+                }
+            })
             .map(|(_, value)| value.clone())
+            .filter(|value| !value.is_empty())
             .collect();
+        if let Some(password) = self.get("PULUMI_BACKEND_URL").and_then(url_password) {
+            secrets.push(password.to_string());
+        }
         if let Some(file) = self.get("PULUMI_CONFIG_PASSPHRASE_FILE") {
             if let Ok(text) = std::fs::read_to_string(file) {
                 let passphrase = text.trim_end_matches(['\n', '\r']).to_string();
-                if passphrase.len() >= 4 {
+                if !passphrase.is_empty() {
                     secrets.push(passphrase);
                 }
             }
         }
         secrets
     }
-}
-
-pub fn is_secret_name(key: &str) -> bool {
-    let upper = key.to_ascii_uppercase();
-    ["TOKEN", "PASSWORD", "SECRET", "PASSPHRASE", "PRIVATE_KEY", "ACCESS_KEY", "CREDENTIAL"]
-        .iter()
-        .any(|word| upper.contains(word))
 }
 
 /// `KUBECONFIG`-style lists: relative entries are taken from the repository root.
@@ -136,10 +151,19 @@ mod tests {
     #[test]
     fn credentials_are_secret() {
         let (_dir, root) = root();
-        let file = EnvironmentFile::parse(Path::new("environment"), "DO_TOKEN=dop_v1_abc\nPLAIN=visible\n").unwrap();
-        let env = ChildEnvironment::build(Vec::new(), &file, &root);
-        let secrets = env.secret_values();
-        assert!(secrets.contains(&"dop_v1_abc".to_string()));
-        assert!(!secrets.contains(&"visible".to_string()));
+        let file = EnvironmentFile::parse(
+            Path::new("environment"),
+            "DO_TOKEN=dop_v1_abc\nDB_PASS=x\nPULUMI_STACK=dev\nDECLARED=visible\n",
+        )
+        .unwrap();
+        let process = vec![("GH_PAT".to_string(), "ghp_1".to_string()), ("HOME".to_string(), "/h".to_string())];
+        let env = ChildEnvironment::build(process, &file, &root);
+        let secrets = env.secret_values(&SecretRule::new(["DECLARED".to_string()]));
+        for secret in ["dop_v1_abc", "x", "ghp_1"] {
+            assert!(secrets.contains(&secret.to_string()), "{secret}: {secrets:?}");
+        }
+        for plain in ["visible", "dev", "/h"] {
+            assert!(!secrets.contains(&plain.to_string()), "{plain}: {secrets:?}");
+        }
     }
 }

@@ -18,7 +18,7 @@ pub mod stack_history;
 
 pub use ansi_codes::strip_ansi_codes;
 pub use backend::Backend;
-pub use child_environment::{is_secret_name, ChildEnvironment};
+pub use child_environment::ChildEnvironment;
 pub use encryption_salt::adopt_encryption_salt;
 pub use event_log::{parse_event_line, strip_color_tags, EngineEvent, EventLogTail};
 pub use event_log_masking::mask_event_log;

@@ -53,6 +53,15 @@ fn mask_event(event: ExecutionEvent, mask: &SecretMask) -> ExecutionEvent {
             }
             ExecutionEvent::ProjectFinished(report)
         }
-        other => other,
+        ExecutionEvent::KubeconfigInstalled(mut installed) => {
+            installed.context = mask.apply(&installed.context);
+            ExecutionEvent::KubeconfigInstalled(installed)
+        }
+        // Listed one by one, so a new event with text in it cannot pass unmasked unnoticed.
+        event @ (ExecutionEvent::RunStarted(_)
+        | ExecutionEvent::ProjectStarted { .. }
+        | ExecutionEvent::Interrupting { .. }
+        | ExecutionEvent::RunFinished { .. }
+        | ExecutionEvent::RunEstimate { .. }) => event,
     }
 }

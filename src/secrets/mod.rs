@@ -1,5 +1,12 @@
+mod secret_forms;
 mod secret_mask;
+mod secret_rule;
 mod split_point;
 
+#[cfg(test)]
+mod masking_property_tests;
+
+pub use secret_forms::printed_forms;
 pub use secret_mask::{SecretMask, MASK};
+pub use secret_rule::{url_password, SecretRule, KNOWN_PLAIN};
 pub use split_point::split_point;

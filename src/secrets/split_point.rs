@@ -2,24 +2,15 @@
 
 use super::SecretMask;
 
-/// The largest index `<= at` where `bytes` can be split so that no known secret straddles the
-/// cut (each piece is masked on its own) and no UTF-8 character is broken. Only a secret longer
-/// than `at` cannot be kept whole, so callers choose `at` far above any secret's length.
+/// The largest index `<= at` where `bytes` can be split so that no printed form of a known
+/// secret straddles the cut (each piece is masked on its own) and no UTF-8 character is broken.
+/// Only a secret longer than `at` cannot be kept whole, so callers choose `at` far above any
+/// secret's length.
 pub fn split_point(mask: &SecretMask, bytes: &[u8], at: usize) -> usize {
     let mut cut = at.min(bytes.len());
-    for secret in mask.values() {
-        let needle = secret.as_bytes();
-        if needle.is_empty() || needle.len() > bytes.len() {
-            continue;
-        }
-        // Occurrences that start before the cut and end after it move the cut to their start.
-        let first_start = cut.saturating_sub(needle.len() - 1);
-        for start in first_start..cut {
-            if start + needle.len() > cut && bytes[start..].starts_with(needle) && start > 0 {
-                cut = start;
-                break;
-            }
-        }
+    // Spans are merged and ordered, so one that contains the cut is the only one to move it.
+    if let Some((start, _)) = mask.secret_spans(bytes).into_iter().find(|(start, end)| *start < cut && cut < *end) {
+        cut = start;
     }
     while cut > 0 && cut < bytes.len() && (bytes[cut] & 0b1100_0000) == 0b1000_0000 {
         cut -= 1;
@@ -42,6 +33,14 @@ mod tests {
         let cut = split_point(&mask, line, 15);
         assert_eq!(cut, 10);
         assert_eq!(mask.apply(std::str::from_utf8(&line[cut..]).unwrap()), "[secret]bbbb");
+    }
+
+    #[test]
+    fn an_escaped_secret_across_the_cut_moves_it_too() {
+        let mask = SecretMask::new(["quote\"d-secret".to_string()]);
+        let line = br#"{"v":"quote\"d-secret"}"#;
+        let cut = split_point(&mask, line, 12);
+        assert_eq!(cut, 6);
     }
 
     #[test]

@@ -34,6 +34,7 @@ mod run_real_pulumi_test;
 mod s3_backend_test;
 mod scheduling_test;
 mod secret_canary_test;
+mod secret_shapes_test;
 mod seed_prerequisite_test;
 mod show_graphviz_test;
 mod show_test;

@@ -1,0 +1,113 @@
+//! Which environment variables hold secrets: one rule for masking and for every export.
+
+use std::collections::BTreeSet;
+
+/// Environment-file entries the runner knows hold no secret: names of stacks, regions, profiles,
+/// backends and paths. `PULUMI_BACKEND_URL` is plain, but a password inside it is not
+/// (`url_password`).
+pub const KNOWN_PLAIN: &[&str] = &[
+    "PULUMI_STACK",
+    "PULUMI_BACKEND_URL",
+    "PULUMI_ORGANIZATION",
+    "PULUMI_HOME",
+    "PULUMI_CONFIG_PASSPHRASE_FILE",
+    "PULUMI_SKIP_UPDATE_CHECK",
+    "KUBECONFIG",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "AWS_PROFILE",
+    "AWS_ENDPOINT_URL",
+    "GOOGLE_PROJECT",
+    "GOOGLE_REGION",
+    "GOOGLE_ZONE",
+    "ARM_LOCATION",
+    "RUNNER_HISTORY_KEEP",
+];
+
+/// Names that hold credentials wherever they come from, the process environment included.
+const CREDENTIAL_WORDS: &[&str] =
+    &["TOKEN", "PASSWORD", "PASSWD", "PASS", "SECRET", "PASSPHRASE", "KEY", "CREDENTIAL", "CREDENTIALS", "AUTH", "PAT"];
+
+/// An environment-file entry is secret unless its name is in `KNOWN_PLAIN` or the provider file
+/// declares it plain (`plain_environment`). A variable of the process environment the file does
+/// not name is secret when its name reads like a credential (`DB_PASS`, `GH_PAT`, `DD_API_KEY`):
+/// the process environment also holds `PATH`, `HOME` and the like, which are nobody's secret.
+#[derive(Debug, Clone, Default)]
+pub struct SecretRule {
+    declared_plain: BTreeSet<String>,
+}
+
+impl SecretRule {
+    pub fn new(declared_plain: impl IntoIterator<Item = String>) -> Self {
+        Self { declared_plain: declared_plain.into_iter().collect() }
+    }
+
+    pub fn is_plain(&self, name: &str) -> bool {
+        KNOWN_PLAIN.contains(&name) || self.declared_plain.contains(name)
+    }
+
+    /// For entries of the environment file (and the CI variables that stand for them).
+    pub fn entry_is_secret(&self, name: &str) -> bool {
+        !self.is_plain(name)
+    }
+
+    /// For variables the runner inherited and the environment file does not name.
+    pub fn inherited_is_secret(&self, name: &str) -> bool {
+        !self.is_plain(name) && names_a_credential(name)
+    }
+}
+
+/// True when one of the `_`-separated words of `name` (or the whole of a run of them, for
+/// `PRIVATE_KEY` or `ACCESSKEY`) is a credential word.
+fn names_a_credential(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper.split(|c: char| !c.is_ascii_alphanumeric()).any(|word| {
+        CREDENTIAL_WORDS
+            .iter()
+            .any(|credential| word == *credential || (credential.len() >= 5 && word.contains(credential)))
+    })
+}
+
+/// The password of a `scheme://user:password@host` URL, which must be masked though the URL is
+/// printed.
+pub fn url_password(url: &str) -> Option<&str> {
+    let (_, rest) = url.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let (userinfo, _) = authority.rsplit_once('@')?;
+    let (_, password) = userinfo.split_once(':')?;
+    (!password.is_empty()).then_some(password)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_entries_are_secret_unless_known_or_declared_plain() {
+        let rule = SecretRule::new(["DEMO_REGION".to_string()]);
+        for name in ["DD_API_KEY", "DB_PASS", "GH_PAT", "ANYTHING", "LOCAL_CLUSTER_TOKEN"] {
+            assert!(rule.entry_is_secret(name), "{name}");
+        }
+        for name in ["PULUMI_STACK", "AWS_REGION", "KUBECONFIG", "DEMO_REGION"] {
+            assert!(!rule.entry_is_secret(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn inherited_variables_are_secret_when_named_like_credentials() {
+        let rule = SecretRule::default();
+        for name in ["DD_API_KEY", "DB_PASS", "GH_PAT", "AWS_SECRET_ACCESS_KEY", "VAULT_TOKEN", "SSH_PRIVATE_KEY"] {
+            assert!(rule.inherited_is_secret(name), "{name}");
+        }
+        for name in ["PATH", "HOME", "LANG", "KUBECONFIG", "PATHEXT", "KEYBOARD_LAYOUT"] {
+            assert!(!rule.inherited_is_secret(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_backend_url_password_is_found() {
+        assert_eq!(url_password("postgres://u:p%40ss@db:5432/x"), Some("p%40ss"));
+        assert_eq!(url_password("s3://bucket?endpoint=http://127.0.0.1:9000"), None);
+        assert_eq!(url_password("file:///tmp/state"), None);
+    }
+}
