@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use super::run_outcome::{finish_run, report_stack_locks};
-use super::run_secret_mask::run_secret_mask;
+use super::run_secret_mask::{run_secret_mask, StoredConfigSecrets};
 use super::run_signals::RunSignals;
 use super::{preflight_and_gather, LoadedProvider, StackCheck};
 use crate::cli::{RunSettings, Settings};
@@ -39,6 +39,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let backend = Backend::from_environment(&environment);
     let store = RunStore::new(&settings.root.state_dir());
     let selected = select_projects(settings, run, &loaded, &store)?;
+    let stored_secrets = StoredConfigSecrets::start(stack_files(settings, run, &loaded, &backend), &environment);
     let pending = preflight_and_gather(settings, run, &loaded, &check, &environment, &backend, &selected)?;
     let pulumi = super::pulumi_location::find_pulumi(&environment)?;
     let plan = super::planned(settings, &loaded, run.operation, &selected, Some(&run.stack.stack), &run.pools)?;
@@ -60,6 +61,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     // This run is one of the `keep`.
     store.prune(&loaded.provider.name, &run.stack.stack, keep - 1);
     let mask = run_secret_mask(&environment, &loaded.provider, pending.passphrase.as_deref());
+    stored_secrets.add_to(&mask, pending.passphrase.as_deref());
     if let Some(passphrase) = pending.passphrase {
         environment.set("PULUMI_CONFIG_PASSPHRASE", passphrase);
     }
@@ -295,4 +297,18 @@ fn new_run_id() -> String {
         .format(&time::macros::format_description!("[year][month][day]T[hour][minute][second]Z"))
         .unwrap_or_else(|_| "run".into());
     format!("{stamp}-{}", std::process::id())
+}
+
+/// The stack files whose `secure:` values a run's programs can read: the shared file, and the
+/// secrets project's own when the provider names one.
+fn stack_files(settings: &Settings, run: &RunSettings, loaded: &LoadedProvider, backend: &Backend) -> Vec<PathBuf> {
+    let mut files = vec![settings.root.stack_config_file(&run.stack.stack)];
+    if let Ok(Some(store)) =
+        crate::pulumi::SecretStore::locate(&settings.root, &loaded.provider, &run.stack.stack, backend, true)
+    {
+        if !files.iter().any(|file| file == store.stack_file()) {
+            files.push(store.stack_file().to_path_buf());
+        }
+    }
+    files
 }

@@ -7,6 +7,7 @@ mod event_log_masking;
 mod failure_diagnostics;
 mod leftover_processes;
 mod operation_progress;
+mod passphrase_secrets;
 mod pulumi_cli;
 mod pulumi_manifest;
 mod pulumi_process;
@@ -24,6 +25,7 @@ pub use event_log::{parse_event_line, strip_color_tags, EngineEvent, EventLogTai
 pub use event_log_masking::mask_event_log;
 pub use failure_diagnostics::{failure_diagnostics, failure_summary};
 pub use leftover_processes::{ProcessMark, MARKER_VARIABLE};
+pub use passphrase_secrets::decrypt_secure_values;
 pub use pulumi_cli::{PulumiCli, PulumiCliContext};
 pub use pulumi_manifest::PulumiManifest;
 pub use pulumi_process::{ExitState, ProcessOutcome, PulumiProcess};

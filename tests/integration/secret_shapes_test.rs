@@ -140,3 +140,42 @@ fn secrets_of_every_shape_reach_no_sink() {
     let hook_files: Vec<&String> = files.iter().filter(|f| f.starts_with("tmp/runner-hook-")).collect();
     assert!(hook_files.is_empty(), "the hook's temporary files outlived it: {hook_files:?}");
 }
+
+/// A configuration secret stored by hand before this run (`runner config set --secret`, as
+/// `pulumi config set --secret` would) is known to the runner only encrypted in the stack file:
+/// a hook that fetches it with `pulumi config get` and fails must not show it.
+#[test]
+fn a_config_secret_stored_before_the_run_is_masked() {
+    const STORED: &str = "stored-by-hand-5150";
+    let mut workspace = Workspace::new();
+    let provider = "description = \"stored\"\n\n[[project]]\npath = \"app\"\nphase = \"infrastructure\"\non_success = [{ command = { argv = [\"sh\", \"-c\", \"echo \\\"password is $(pulumi config get app:dbpw --stack organization/app/dev)\\\" >&2; exit 1\"] } }]\n";
+    workspace.provider("stored", provider);
+    workspace.file("projects/app/Pulumi.yaml", "name: app\nruntime: yaml\nstackConfigDir: ../../config/pulumi\n");
+    workspace.env_file("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=stored-passphrase\n");
+    let home = workspace.path("home");
+    workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());
+    workspace.run(&["up", "--provider", "stored", "--stack", "dev", "--non-interactive"]).expect_code(1);
+
+    let mut set =
+        workspace.std_command(&["config", "set", "--secret", "app:dbpw", "--provider", "stored", "--stack", "dev"]);
+    set.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let mut child = set.spawn().unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), format!("{STORED}\n").as_bytes()).unwrap();
+    let done = child.wait_with_output().unwrap();
+    assert_eq!(done.status.code(), Some(0), "{}", String::from_utf8_lossy(&done.stderr));
+
+    let output = workspace.run(&["up", "--provider", "stored", "--stack", "dev", "--non-interactive", "--verbose"]);
+    output.expect_code(1);
+    let printed = format!("{}{}", output.stdout(), output.stderr());
+    assert!(printed.contains("password is [secret]"), "the hook's line must be shown masked:\n{printed}");
+    let mut leaks: Vec<String> = workspace
+        .listing()
+        .into_iter()
+        .filter(|f| f.starts_with(".runner/") && !f.starts_with(".runner/backend/"))
+        .filter(|f| String::from_utf8_lossy(&std::fs::read(workspace.path(f)).unwrap()).contains(STORED))
+        .collect();
+    if printed.contains(STORED) {
+        leaks.push("the output".into());
+    }
+    assert!(leaks.is_empty(), "the stored secret leaked into {leaks:?}");
+}

@@ -1,0 +1,105 @@
+//! The `secure:` values of a stack file, decrypted the way Pulumi's passphrase secrets provider
+//! encrypts them, so that configuration secrets stored by hand are masked like the rest. Read
+//! only: values go in through `pulumi config set --secret`, never through the runner's own crypto.
+//!
+//! Pulumi's format: `encryptionsalt: v1:<salt>:v1:<nonce>:<ciphertext>`, where the second half
+//! encrypts `pulumi` to check the passphrase; the key is PBKDF2-HMAC-SHA256 of the passphrase
+//! and salt, 1,000,000 rounds, 32 bytes; every `secure: v1:<nonce>:<ciphertext>` is AES-256-GCM.
+
+use std::num::NonZeroU32;
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM};
+use serde_yaml::Value;
+
+const ROUNDS: u32 = 1_000_000;
+const CHECK_PLAINTEXT: &[u8] = b"pulumi";
+
+/// Every `secure:` value of the stack file `text`, decrypted with `passphrase`, at any depth.
+/// A file with no `secure:` value costs no key derivation.
+pub fn decrypt_secure_values(text: &str, passphrase: &str) -> Result<Vec<String>, String> {
+    let document: Value = serde_yaml::from_str(text).map_err(|err| format!("not valid YAML: {err}"))?;
+    let mut sealed = Vec::new();
+    if let Some(config) = document.get("config") {
+        collect_secure(config, &mut sealed);
+    }
+    if sealed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let salt =
+        document.get("encryptionsalt").and_then(Value::as_str).ok_or("no `encryptionsalt` for its `secure:` values")?;
+    let (salt, check) = salt
+        .strip_prefix("v1:")
+        .and_then(|rest| rest.split_once(':'))
+        .ok_or("`encryptionsalt` is not Pulumi's `v1:` passphrase salt")?;
+    let salt = STANDARD.decode(salt).map_err(|err| format!("`encryptionsalt` is not base64: {err}"))?;
+    let mut key = [0u8; 32];
+    ring::pbkdf2::derive(
+        ring::pbkdf2::PBKDF2_HMAC_SHA256,
+        NonZeroU32::new(ROUNDS).expect("non-zero"),
+        &salt,
+        passphrase.as_bytes(),
+        &mut key,
+    );
+    let key = LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &key).map_err(|_| "cannot make a key")?);
+    if open(&key, check).ok().as_deref() != Some(CHECK_PLAINTEXT) {
+        return Err("the passphrase does not open this stack file".into());
+    }
+    let mut values = Vec::new();
+    for ciphertext in sealed {
+        let plain = open(&key, &ciphertext)?;
+        values.push(String::from_utf8_lossy(&plain).into_owned());
+    }
+    Ok(values)
+}
+
+fn collect_secure(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Mapping(map) => {
+            if let (1, Some(Value::String(ciphertext))) = (map.len(), map.get("secure")) {
+                out.push(ciphertext.clone());
+                return;
+            }
+            map.values().for_each(|item| collect_secure(item, out));
+        }
+        Value::Sequence(items) => items.iter().for_each(|item| collect_secure(item, out)),
+        _ => {}
+    }
+}
+
+fn open(key: &LessSafeKey, ciphertext: &str) -> Result<Vec<u8>, String> {
+    let (nonce, sealed) = ciphertext
+        .strip_prefix("v1:")
+        .and_then(|rest| rest.split_once(':'))
+        .ok_or("a `secure:` value is not Pulumi's `v1:` ciphertext")?;
+    let nonce = STANDARD.decode(nonce).map_err(|err| format!("a nonce is not base64: {err}"))?;
+    let nonce = Nonce::try_assume_unique_for_key(&nonce).map_err(|_| "a nonce is not 12 bytes")?;
+    let mut sealed = STANDARD.decode(sealed).map_err(|err| format!("a ciphertext is not base64: {err}"))?;
+    let plain = key.open_in_place(nonce, Aad::empty(), &mut sealed).map_err(|_| "a `secure:` value does not open")?;
+    Ok(plain.to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Written by the real `pulumi config set --secret k` (v3.259.0) with passphrase `pw`.
+    const STACK_FILE: &str = "encryptionsalt: v1:vX76qIDhlhw=:v1:3Q8rc+XmVFpzYrj6:hVXZuopwAZjzEkI5XpdTkldruXSjnQ==\nconfig:\n  p:plain: visible\n  p:k:\n    secure: v1:o+iQGYUsB4FSekU0:1bC9V2nHzGUi7KR5GvgphkzMRbNoZew=\n";
+
+    #[test]
+    fn opens_what_the_real_pulumi_sealed() {
+        assert_eq!(decrypt_secure_values(STACK_FILE, "pw").unwrap(), vec!["hunter2".to_string()]);
+    }
+
+    #[test]
+    fn a_wrong_passphrase_is_said_not_guessed() {
+        let err = decrypt_secure_values(STACK_FILE, "not-it").unwrap_err();
+        assert!(err.contains("passphrase"), "{err}");
+    }
+
+    #[test]
+    fn a_file_without_secure_values_needs_no_passphrase() {
+        assert!(decrypt_secure_values("config:\n  p:a: b\n", "").unwrap().is_empty());
+    }
+}
