@@ -28,7 +28,7 @@ pub enum KubeconfigError {
     #[error("cannot pick a kubeconfig file: neither `KUBECONFIG` nor `HOME` is set")]
     NoTarget,
     /// What was being done, to which path, and why it failed.
-    #[error("cannot {0} {}: {2}", .1.display())]
+    #[error("cannot {action} {path}: {source}", action = .0, path = .1.display(), source = .2)]
     Io(&'static str, PathBuf, #[source] std::io::Error),
 }
 
