@@ -1,7 +1,7 @@
 use std::io::Write;
-use std::process::Command;
 
 use super::LoadedProvider;
+use crate::cancel::{Cancellation, ChildProcess, QUERY_TIMEOUT};
 use crate::cli::{ProviderSettings, Settings};
 use crate::config::EnvironmentFile;
 use crate::error::Result;
@@ -31,12 +31,14 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
     let pulumi_found = find("pulumi");
     match find("pulumi") {
         Some(pulumi) => {
-            let version = Command::new(&pulumi)
+            let version = ChildProcess::new(&pulumi)
                 .arg("version")
                 .env("PULUMI_SKIP_UPDATE_CHECK", "true")
-                .output()
-                .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
-                .unwrap_or_default();
+                .timeout(QUERY_TIMEOUT)
+                .output_blocking(&Cancellation::process())
+                .stdout_text()
+                .trim()
+                .to_string();
             let ok = parse_version(&version).is_some_and(|found| found >= MINIMUM_PULUMI);
             findings.push(Finding {
                 check: "pulumi".into(),

@@ -1,5 +1,5 @@
 use super::{
-    EventSender, ExecutionEvent, InstalledKubeconfig, ProjectCli, ProjectLifecycle, StackOutputs, StackTarget,
+    Cancellation, EventSender, ExecutionEvent, InstalledKubeconfig, ProjectCli, ProjectLifecycle, StackOutputs, StackTarget,
 };
 use crate::hooks;
 use crate::provider::{HookSpec, Project};
@@ -12,6 +12,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         stack: &StackTarget,
         secret_outputs: Option<&[String]>,
         events: &EventSender,
+        cancellation: &Cancellation,
     ) -> Result<(), String> {
         let outputs = self.cli.read_outputs(stack).await?;
         // Mask what the CLI marks secret: the event log, else the CLI asked, else every output.
@@ -42,7 +43,9 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
                     events.send(ExecutionEvent::KubeconfigInstalled(installed)).await;
                 }
                 HookSpec::Command { argv, timeout } => {
-                    hooks::run_command_hook(argv, *timeout, &stack.dir, &self.context.environment, &outputs)
+                    let environment = &self.context.environment;
+                    hooks::CommandHook::new(argv, *timeout, &stack.dir, environment, &outputs, &self.context.mask)
+                        .run(cancellation)
                         .await
                         .map_err(|err| format!("on_success command: {err}"))?;
                 }
