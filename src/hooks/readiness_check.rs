@@ -36,14 +36,19 @@ pub async fn wait_until_ready(
         attempts += 1;
         let remaining = gate.timeout.saturating_sub(started.elapsed());
         let budget = remaining.clamp(MIN_ATTEMPT, MAX_ATTEMPT);
-        // The run's cancellation ends an attempt at once: dropped, a command's whole group is killed.
+        // A command hears the first Ctrl-C itself (SIGINT) and is dropped, its whole group killed,
+        // on the second; a connection attempt has nobody to tell and is dropped on the first.
+        let stop_at = match gate.check {
+            GateCheck::Command(_) => CancelLevel::Kill,
+            _ => CancelLevel::Graceful,
+        };
         let mut stop = cancellation.subscribe();
         let result = tokio::select! {
             result = tokio::time::timeout(budget, attempt(&gate.check, cwd, env, cancellation)) => match result {
                 Ok(result) => result,
                 Err(_) => Err(format!("no answer within {}", humantime::format_duration(budget))),
             },
-            _ = stop.wait_for(|level| *level >= CancelLevel::Graceful) => Err("stopped: the run is cancelled".into()),
+            _ = stop.wait_for(|level| *level >= stop_at) => Err("stopped: the run is cancelled".into()),
         };
         let last_attempt = match result {
             Ok(()) => {

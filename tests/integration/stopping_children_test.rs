@@ -1,0 +1,124 @@
+//! Every child the runner starts stops when the run is stopped: the second Ctrl-C (or the SIGTERM
+//! after a Ctrl-C) kills a running `on_success` command or `ready` command gate with its whole
+//! process group at once, instead of waiting out the hook's timeout or the gate's attempt. A
+//! hook's outputs file (plain secrets) goes with it, and what a runner killed by -9 left behind
+//! goes at the next run.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::support::Workspace;
+
+/// A child that ignores SIGINT and SIGTERM, as a busy `kubectl` may: only a kill stops it. It
+/// notes its pids and its outputs file, and returns at once when `fast` exists.
+fn stubborn(dir: &Path) -> String {
+    let at = dir.display();
+    format!(
+        "test -e {at}/fast && exit 0; echo \\\"$RUNNER_OUTPUTS_FILE\\\" > {at}/outputs.path; \
+         trap '' INT TERM; sleep 300 & echo $$ $! > {at}/child.pids.tmp; mv {at}/child.pids.tmp {at}/child.pids; wait"
+    )
+}
+
+fn provider(kind: &str, dir: &Path) -> String {
+    let argv = format!("[\"sh\", \"-c\", \"{}\"]", stubborn(dir));
+    let step = match kind {
+        "hook" => format!("on_success = [{{ command = {{ argv = {argv}, timeout = \"5m\" }} }}]"),
+        _ => format!("ready = [{{ command = {argv}, timeout = \"5m\", interval = \"1s\" }}]"),
+    };
+    format!("[[project]]\npath = \"a\"\nphase = \"infrastructure\"\n{step}\n")
+}
+
+fn workspace(kind: &str) -> Workspace {
+    let mut workspace = Workspace::with_fake_pulumi("", &["a"], "{}");
+    workspace.provider("demo", &provider(kind, workspace.root()));
+    std::fs::create_dir_all(workspace.path("tmp")).unwrap();
+    let tmp = workspace.path("tmp").display().to_string();
+    workspace.set_env("TMPDIR", tmp);
+    workspace
+}
+
+fn child_pids(workspace: &Workspace) -> Vec<i32> {
+    let file = workspace.path("child.pids");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&file) {
+            return text.split_whitespace().map(|pid| pid.parse().unwrap()).collect();
+        }
+        assert!(Instant::now() < deadline, "the stubborn child never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Gone, or a zombie nobody reaped yet.
+fn gone(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| stat.contains(") Z "))
+}
+
+fn kill(pid: i32, signal: i32) {
+    unsafe { libc_kill(pid, signal) };
+}
+
+extern "C" {
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, signal: i32) -> i32;
+}
+
+const SIGINT: i32 = 2;
+const SIGKILL: i32 = 9;
+const SIGTERM: i32 = 15;
+
+#[test]
+fn a_second_signal_kills_a_running_hook_or_gate_at_once() {
+    for kind in ["hook", "gate"] {
+        for second in [SIGINT, SIGTERM] {
+            let workspace = workspace(kind);
+            let mut runner = workspace
+                .std_command(&["up", "--provider", "demo", "--stack", "dev"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let pids = child_pids(&workspace);
+            kill(runner.id() as i32, SIGINT);
+            std::thread::sleep(Duration::from_millis(500));
+            kill(runner.id() as i32, second);
+            let signalled = Instant::now();
+            let deadline = signalled + Duration::from_secs(20);
+            while runner.try_wait().unwrap().is_none() {
+                if Instant::now() > deadline {
+                    let _ = runner.kill();
+                    pids.iter().for_each(|pid| kill(*pid, SIGKILL));
+                    panic!("{kind}, second signal {second}: the run still waits 20 s after it");
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let output = runner.wait_with_output().unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(130), "{kind}, {second}: {stderr}");
+            assert!(stderr.contains("killing running projects"), "{kind}, {second}: {stderr}");
+            let left: Vec<i32> = pids.iter().copied().filter(|pid| !gone(*pid)).collect();
+            left.iter().for_each(|pid| kill(*pid, SIGKILL));
+            assert!(left.is_empty(), "{kind}, {second}: {left:?} of the {kind} outlived the run");
+            if kind == "hook" {
+                let outputs = std::fs::read_to_string(workspace.path("outputs.path")).unwrap();
+                assert!(!Path::new(outputs.trim()).exists(), "the hook's outputs file outlived the kill");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_next_run_removes_the_outputs_files_a_killed_runner_left() {
+    let workspace = workspace("hook");
+    let mut runner = workspace.std_command(&["up", "--provider", "demo", "--stack", "dev"]).spawn().unwrap();
+    let pids = child_pids(&workspace);
+    kill(runner.id() as i32, SIGKILL);
+    runner.wait().unwrap();
+    pids.iter().for_each(|pid| kill(*pid, SIGKILL));
+    let outputs = std::fs::read_to_string(workspace.path("outputs.path")).unwrap();
+    let folder = Path::new(outputs.trim()).parent().unwrap().to_path_buf();
+    assert!(folder.exists(), "kill -9 leaves the folder: the premise of this test");
+    workspace.file("fast", "");
+    workspace.run(&["up", "--provider", "demo", "--stack", "dev"]).expect_code(0);
+    assert!(!folder.exists(), "{} outlived the next run", folder.display());
+}
