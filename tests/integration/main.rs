@@ -26,6 +26,7 @@ mod ordering_test;
 mod pko_export_test;
 mod preflight_real_test;
 mod prompt_test;
+mod pulumi_lookup_test;
 mod provider_key_errors_test;
 mod real_error_test;
 mod record_integrity_test;
