@@ -1,8 +1,8 @@
 //! The files a git change touches, read with the `git` program.
 
-use std::path::{Path, PathBuf};
 use crate::cancel::{Cancellation, ChildEnd, ChildProcess, QUERY_TIMEOUT};
 use crate::error::{Result, UserError};
+use std::path::{Path, PathBuf};
 
 /// Everything changed between a base commit and the working tree (commits, staged, unstaged,
 /// untracked), as absolute paths.

@@ -1,5 +1,6 @@
 use super::{
-    Cancellation, EventSender, ExecutionEvent, InstalledKubeconfig, ProjectCli, ProjectLifecycle, StackOutputs, StackTarget,
+    Cancellation, EventSender, ExecutionEvent, InstalledKubeconfig, ProjectCli, ProjectLifecycle, StackOutputs,
+    StackTarget,
 };
 use crate::hooks;
 use crate::provider::{HookSpec, Project};

@@ -65,8 +65,7 @@ impl<'a> CommandHook<'a> {
         // in its name lets the next run remove what a killed runner left.
         let dir = super::HookTempDir::create().map_err(|err| CommandHookError::Outputs(err.to_string()))?;
         let outputs_file = dir.path().join("outputs.json");
-        let json =
-            serde_json::to_vec_pretty(self.outputs).map_err(|err| CommandHookError::Outputs(err.to_string()))?;
+        let json = serde_json::to_vec_pretty(self.outputs).map_err(|err| CommandHookError::Outputs(err.to_string()))?;
         write_private(&outputs_file, &json).map_err(|err| CommandHookError::Outputs(err.to_string()))?;
 
         let variables = self.outputs.iter().map(|(name, value)| {
@@ -104,7 +103,14 @@ impl<'a> CommandHook<'a> {
 /// otherwise show its first characters.
 fn last_line(mask: &SecretMask, stderr: &str) -> String {
     let masked = mask.apply(stderr);
-    masked.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or_default().chars().take(STDERR_TAIL_CHARS).collect()
+    masked
+        .lines()
+        .rev()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or_default()
+        .chars()
+        .take(STDERR_TAIL_CHARS)
+        .collect()
 }
 
 fn env_name(output: &str) -> String {

@@ -8,10 +8,10 @@ use super::{
     adopt_encryption_salt, failure_summary, mask_event_log, secret_output_names, Backend, ChildEnvironment,
     ProcessOutcome, PulumiManifest, PulumiProcess,
 };
+use crate::cancel::{ChildEnd, ChildProcess, QUERY_TIMEOUT};
 use crate::execute::{
     Cancellation, EventSender, ExecutionEvent, FailureDetail, OperationOutcome, ProjectCli, StackOutputs, StackTarget,
 };
-use crate::cancel::{ChildEnd, ChildProcess, QUERY_TIMEOUT};
 use crate::history::StackSuccesses;
 use crate::plan::Operation;
 use crate::provider::{Project, ProjectPath, Provider};

@@ -122,3 +122,67 @@ fn the_next_run_removes_the_outputs_files_a_killed_runner_left() {
     workspace.run(&["up", "--provider", "demo", "--stack", "dev"]).expect_code(0);
     assert!(!folder.exists(), "{} outlived the next run", folder.display());
 }
+
+/// With the real `pulumi` (its outputs read for the hooks): a hook that exits 0 while the
+/// background child it started still holds stderr (`kubectl port-forward &`) succeeds, and a
+/// failing hook's quoted stderr shows nothing of a secret output across the 300-character cut.
+#[test]
+fn a_hook_ends_at_its_exit_and_its_quoted_stderr_is_masked_before_the_cut() {
+    let secret = "s3cr3t-0f-the-real-stack-0123456789";
+    let mut workspace = Workspace::new();
+    let (backend, home) = (workspace.path(".state"), workspace.path("home"));
+    workspace
+        .set_env("PATH", crate::support::path_with(&crate::support::real_pulumi_dir()))
+        .set_env("PULUMI_BACKEND_URL", format!("file://{}", backend.display()))
+        .set_env("PULUMI_CONFIG_PASSPHRASE", "integration-test-passphrase")
+        .set_env("HOME", home.display().to_string());
+    let at = workspace.root().display().to_string();
+    let background = format!("sleep 300 & echo $! > {at}/background.pid; exit 0");
+    let leaky = "printf '%0290d%s and the rest\\\\n' 0 \\\"$RUNNER_OUTPUT_TOKEN\\\" >&2; exit 1";
+    workspace
+        .provider(
+            "hooks",
+            &format!(
+                "[[project]]\npath = \"background\"\nphase = \"infrastructure\"\n\
+                 on_success = [{{ command = {{ argv = [\"sh\", \"-c\", \"{background}\"], timeout = \"10s\" }} }}]\n\
+                 [[project]]\npath = \"leaky\"\nphase = \"infrastructure\"\n\
+                 on_success = [{{ command = {{ argv = [\"sh\", \"-c\", \"{leaky}\"] }} }}]\n"
+            ),
+        )
+        .file("projects/background/Pulumi.yaml", "name: background\nruntime: yaml\noutputs:\n  plain: visible\n")
+        .file(
+            "projects/leaky/Pulumi.yaml",
+            format!("name: leaky\nruntime: yaml\noutputs:\n  token:\n    fn::secret: {secret}\n"),
+        );
+    let output = workspace.run(&[
+        "up",
+        "--provider",
+        "hooks",
+        "--stack",
+        "dev",
+        "--non-interactive",
+        "--report",
+        "json=report.json",
+    ]);
+    if let Ok(pid) = std::fs::read_to_string(workspace.path("background.pid")).unwrap_or_default().trim().parse() {
+        kill(pid, SIGKILL);
+    }
+    output.expect_code(1);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(workspace.path("report.json")).unwrap()).unwrap();
+    let result = |project: &str| {
+        let entry = report["projects"].as_array().unwrap().iter().find(|entry| entry["project"] == project).unwrap();
+        (entry["result"].as_str().unwrap().to_string(), entry.to_string())
+    };
+    assert_eq!(result("background").0, "succeeded", "{}\n{}", result("background").1, output.stderr());
+    assert_eq!(result("leaky").0, "failed", "{}", result("leaky").1);
+    let stderr = output.stderr();
+    assert!(stderr.contains("failed with exit code 1: 0000"), "{stderr}");
+    for place in [stderr, std::fs::read_to_string(workspace.path("report.json")).unwrap()] {
+        assert!(!place.contains(&secret[..8]), "the secret's first characters leaked: {place}");
+    }
+    for file in workspace.listing().into_iter().filter(|file| file.starts_with(".runner/")) {
+        let text = std::fs::read(workspace.path(&file)).unwrap_or_default();
+        assert!(!String::from_utf8_lossy(&text).contains(&secret[..8]), "{file} holds the secret's beginning");
+    }
+}
