@@ -169,10 +169,6 @@ impl ChildProcess {
         self
     }
 
-    pub fn program(&self) -> &str {
-        &self.program
-    }
-
     pub fn spawn(mut self) -> Result<RunningChild, String> {
         let stdout = if self.stdout { Stdio::piped() } else { Stdio::null() };
         let stdin = if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() };
