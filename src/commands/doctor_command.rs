@@ -28,8 +28,9 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
     let find = |program: &str| which::which_in(program, Some(&path), settings.root.path()).ok();
     let mut findings = Vec::new();
 
-    let pulumi_found = find("pulumi");
-    match find("pulumi") {
+    // The `pulumi` every other command uses.
+    let pulumi_found = super::pulumi_location::find_pulumi(&environment).ok();
+    match pulumi_found.clone() {
         Some(pulumi) => {
             let version = ChildProcess::new(&pulumi)
                 .arg("version")
@@ -132,7 +133,7 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
         },
     });
     if backend.url.starts_with("s3://") {
-        for finding in super::s3_backend_check::check_s3_backend(&backend.url, &environment, find("pulumi").as_deref())
+        for finding in super::s3_backend_check::check_s3_backend(&backend.url, &environment, pulumi_found.as_deref())
         {
             findings.push(Finding { check: finding.check.into(), ok: finding.ok, detail: finding.detail });
         }
