@@ -133,8 +133,7 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
         },
     });
     if backend.url.starts_with("s3://") {
-        for finding in super::s3_backend_check::check_s3_backend(&backend.url, &environment, pulumi_found.as_deref())
-        {
+        for finding in super::s3_backend_check::check_s3_backend(&backend.url, &environment, pulumi_found.as_deref()) {
             findings.push(Finding { check: finding.check.into(), ok: finding.ok, detail: finding.detail });
         }
     }

@@ -186,3 +186,40 @@ fn a_hook_ends_at_its_exit_and_its_quoted_stderr_is_masked_before_the_cut() {
         assert!(!String::from_utf8_lossy(&text).contains(&secret[..8]), "{file} holds the secret's beginning");
     }
 }
+
+/// `pulumi stack output`, read for a hook, hangs: the run's Ctrl-C reaches it as it reaches the
+/// operations, where it used to be waited on forever.
+#[test]
+fn a_pulumi_query_inside_a_run_hears_its_ctrl_c() {
+    let script = r#"{"projects": {"a": {"hang": true, "hang_on": ["output"]}}}"#;
+    let workspace = Workspace::with_fake_pulumi(
+        "[[project]]\npath = \"a\"\nphase = \"infrastructure\"\non_success = [{ command = { argv = [\"true\"] } }]\n",
+        &["a"],
+        script,
+    );
+    let mut runner = workspace
+        .std_command(&["up", "--provider", "demo", "--stack", "dev"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !workspace.fake_invocations().iter().any(|call| call["op"] == "output" && call["event"] == "start") {
+        assert!(Instant::now() < deadline, "the outputs were never read");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    kill(runner.id() as i32, SIGINT);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while runner.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = runner.kill();
+            let pids = workspace.fake_invocations().into_iter().filter_map(|call| call["pid"].as_i64());
+            pids.for_each(|pid| kill(pid as i32, SIGKILL));
+            panic!("the run still waits for `pulumi stack output` 20 s after Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = runner.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", String::from_utf8_lossy(&output.stderr));
+}
