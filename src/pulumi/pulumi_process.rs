@@ -18,6 +18,9 @@ const TAIL_LINES: usize = 25;
 /// memory; a piece never ends inside a known secret, so each piece masks on its own.
 const MAX_LINE_BYTES: usize = 16 * 1024;
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
+/// Once pulumi exited, its output is read this long at most: generous, since a busy reporter
+/// slows the reading, yet a plugin left holding the pipes cannot keep the project running.
+const DRAIN_LIMIT: Duration = Duration::from_secs(10);
 
 /// How a child process ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,8 +161,12 @@ impl PulumiProcess<'_> {
                 events.send(ExecutionEvent::ProjectNote { project: self.project.clone(), message }).await;
             }
         }
-        for reader in [stdout, stderr].into_iter().flatten() {
-            let _ = reader.await;
+        // What pulumi printed is read to its end, unless something it left holds its pipes.
+        let until = tokio::time::Instant::now() + DRAIN_LIMIT;
+        for mut reader in [stdout, stderr].into_iter().flatten() {
+            if tokio::time::timeout_at(until, &mut reader).await.is_err() {
+                reader.abort();
+            }
         }
         if let Some(log) = log.as_mut() {
             log.finish().iter().for_each(|event| progress.apply(event));
