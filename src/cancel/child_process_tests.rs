@@ -33,16 +33,22 @@ fn pid_in(file: &Path) -> u32 {
     }
 }
 
+/// A background child holding stdout, stderr or both (`kubectl port-forward &`) changes
+/// nothing: the exit status decides, and what was printed before the exit is kept.
 #[tokio::test]
 async fn the_exit_status_decides_though_a_background_child_holds_the_output() {
-    let dir = tempfile::tempdir().unwrap();
-    let pid_file = dir.path().join("background.pid");
-    let script = format!("echo before >&2; sleep 300 & echo $! > {}; exit 0", pid_file.display());
-    let output = sh(&script).timeout(Duration::from_secs(60)).output(&Cancellation::new()).await;
-    assert_eq!(output.end, ChildEnd::Exited(0), "{output:?}");
-    assert_eq!(output.stderr_text(), "before\n");
-    // Left alone, as a shell leaves a background job; the test cleans up after itself.
-    unsafe { libc::kill(pid_in(&pid_file) as i32, libc::SIGKILL) };
+    for held in ["", ">/dev/null", "2>/dev/null"] {
+        for code in [0, 3] {
+            let dir = tempfile::tempdir().unwrap();
+            let pid_file = dir.path().join("background.pid");
+            let script = format!("echo before >&2; sleep 300 {held} & echo $! > {}; exit {code}", pid_file.display());
+            let output = sh(&script).timeout(Duration::from_secs(60)).output(&Cancellation::new()).await;
+            // Left alone, as a shell leaves a background job; the test cleans up after itself.
+            unsafe { libc::kill(pid_in(&pid_file) as i32, libc::SIGKILL) };
+            assert_eq!(output.end, ChildEnd::Exited(code), "{held}: {output:?}");
+            assert_eq!(output.stderr_text(), "before\n", "{held}");
+        }
+    }
 }
 
 #[tokio::test]
