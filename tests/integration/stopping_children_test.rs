@@ -223,3 +223,37 @@ fn a_pulumi_query_inside_a_run_hears_its_ctrl_c() {
     let output = runner.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(130), "{}", String::from_utf8_lossy(&output.stderr));
 }
+
+/// The runner killed by -9 cannot stop its children itself: the kernel sends them SIGINT, as the
+/// terminal's Ctrl-C would have, so `pulumi` cancels and releases its lock instead of running on
+/// in a process group of its own.
+#[test]
+fn children_of_a_runner_killed_by_9_are_interrupted() {
+    let workspace = Workspace::with_fake_pulumi(
+        "[[project]]\npath = \"a\"\nphase = \"infrastructure\"\n",
+        &["a"],
+        r#"{"projects": {"a": {"hang": true}}}"#,
+    );
+    let mut runner = workspace.std_command(&["up", "--provider", "demo", "--stack", "dev"]).spawn().unwrap();
+    let started = |op: &str| {
+        workspace.fake_invocations().into_iter().find(|call| call["op"] == op && call["event"] == "start")
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while started("up").is_none() {
+        assert!(Instant::now() < deadline, "up never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    kill(runner.id() as i32, SIGKILL);
+    runner.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let ended = || workspace.fake_invocations().into_iter().find(|call| call["op"] == "up" && call["event"] == "end");
+    while ended().is_none() {
+        if Instant::now() > deadline {
+            kill(started("up").unwrap()["pid"].as_i64().unwrap() as i32, SIGKILL);
+            panic!("pulumi runs on after its runner was killed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(ended().unwrap()["exit"], 255, "cancelled as on Ctrl-C: {}", ended().unwrap());
+}
