@@ -235,9 +235,8 @@ fn children_of_a_runner_killed_by_9_are_interrupted() {
         r#"{"projects": {"a": {"hang": true}}}"#,
     );
     let mut runner = workspace.std_command(&["up", "--provider", "demo", "--stack", "dev"]).spawn().unwrap();
-    let started = |op: &str| {
-        workspace.fake_invocations().into_iter().find(|call| call["op"] == op && call["event"] == "start")
-    };
+    let started =
+        |op: &str| workspace.fake_invocations().into_iter().find(|call| call["op"] == op && call["event"] == "start");
     let deadline = Instant::now() + Duration::from_secs(60);
     while started("up").is_none() {
         assert!(Instant::now() < deadline, "up never started");
