@@ -1,6 +1,6 @@
 use super::{
-    Cancellation, EventSender, ExecutionEvent, InstalledKubeconfig, ProjectCli, ProjectLifecycle, StackOutputs,
-    StackTarget,
+    Cancellation, EventSender, ExecutionEvent, InstalledKubeconfig, OutputStream, ProjectCli, ProjectLifecycle,
+    StackOutputs, StackTarget,
 };
 use crate::hooks;
 use crate::provider::{HookSpec, Project};
@@ -45,10 +45,20 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
                 }
                 HookSpec::Command { argv, timeout } => {
                     let environment = &self.context.environment;
-                    hooks::CommandHook::new(argv, *timeout, &stack.dir, environment, &outputs, &self.context.mask)
-                        .run(cancellation)
-                        .await
-                        .map_err(|err| format!("on_success command: {err}"))?;
+                    let hook =
+                        hooks::CommandHook::new(argv, *timeout, &stack.dir, environment, &outputs, &self.context.mask);
+                    let (result, printed) = hook.run_logged(cancellation).await;
+                    for (stream, text) in
+                        [(OutputStream::Stdout, printed.stdout), (OutputStream::Stderr, printed.stderr)]
+                    {
+                        for line in text.lines() {
+                            let line = line.to_string();
+                            events
+                                .send(ExecutionEvent::ProjectOutput { project: project.path.clone(), stream, line })
+                                .await;
+                        }
+                    }
+                    result.map_err(|err| format!("on_success command: {err}"))?;
                 }
             }
         }

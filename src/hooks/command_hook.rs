@@ -31,6 +31,13 @@ fn tail_text(tail: &str) -> String {
     }
 }
 
+/// What a hook printed: it goes to the project's log, masked there like all output.
+#[derive(Debug, Default)]
+pub struct HookOutput {
+    pub stdout: String,
+    pub stderr: String,
+}
+
 /// One `command` hook: `argv` run directly (no shell, so no interpolation), with the project's
 /// outputs in a JSON file named by `RUNNER_OUTPUTS_FILE` and as `RUNNER_OUTPUT_<NAME>` variables.
 pub struct CommandHook<'a> {
@@ -59,6 +66,17 @@ impl<'a> CommandHook<'a> {
 
     /// The hook's result is its exit status, not the end of its output.
     pub async fn run(self, cancellation: &Cancellation) -> Result<(), CommandHookError> {
+        self.run_logged(cancellation).await.0
+    }
+
+    /// [`run`](Self::run), with what the hook printed for the project's log.
+    pub async fn run_logged(self, cancellation: &Cancellation) -> (Result<(), CommandHookError>, HookOutput) {
+        let mut printed = HookOutput::default();
+        let result = self.execute(cancellation, &mut printed).await;
+        (result, printed)
+    }
+
+    async fn execute(self, cancellation: &Cancellation, printed: &mut HookOutput) -> Result<(), CommandHookError> {
         let program = self.argv.first().cloned().unwrap_or_default();
         // A private temporary folder: the outputs may hold secrets and must not land in
         // `.runner/`. It goes when this returns, also when the hook was killed; the runner's pid
@@ -82,11 +100,11 @@ impl<'a> CommandHook<'a> {
             .envs(self.env)
             .env("RUNNER_OUTPUTS_FILE", &outputs_file)
             .envs(variables)
-            .discard_stdout()
             .timeout(self.timeout);
         child.output_grace = self.output_grace;
         let output = child.output(cancellation).await;
         drop(dir);
+        (printed.stdout, printed.stderr) = (output.stdout_text(), output.stderr_text());
         let status = match output.end {
             ChildEnd::Exited(0) => return Ok(()),
             _ if output.cancelled => return Err(CommandHookError::Cancelled { program }),

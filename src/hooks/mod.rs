@@ -4,7 +4,7 @@ mod kubeconfig_care;
 mod kubeconfig_file;
 mod readiness_check;
 
-pub use command_hook::{CommandHook, CommandHookError};
+pub use command_hook::{CommandHook, CommandHookError, HookOutput};
 pub use hook_temp_dir::HookTempDir;
 pub use kubeconfig_care::{back_up_once, kubeconfig_notes, review_kubeconfig, KubeconfigInstall};
 pub use kubeconfig_file::*;

@@ -138,7 +138,7 @@ fn a_hook_ends_at_its_exit_and_its_quoted_stderr_is_masked_before_the_cut() {
         .set_env("HOME", home.display().to_string());
     let at = workspace.root().display().to_string();
     let background = format!("sleep 300 & echo $! > {at}/background.pid; exit 0");
-    let leaky = "printf '%0290d%s and the rest\\\\n' 0 \\\"$RUNNER_OUTPUT_TOKEN\\\" >&2; exit 1";
+    let leaky = "echo hook says hello; printf '%0290d%s and the rest\\\\n' 0 \\\"$RUNNER_OUTPUT_TOKEN\\\" >&2; exit 1";
     workspace
         .provider(
             "hooks",
@@ -181,6 +181,10 @@ fn a_hook_ends_at_its_exit_and_its_quoted_stderr_is_masked_before_the_cut() {
     for place in [stderr, std::fs::read_to_string(workspace.path("report.json")).unwrap()] {
         assert!(!place.contains(&secret[..8]), "the secret's first characters leaked: {place}");
     }
+    // What the hook printed is in the project's log, masked.
+    let log = workspace.listing().into_iter().find(|file| file.ends_with("/leaky.log")).expect("leaky's log");
+    let log = std::fs::read_to_string(workspace.path(&log)).unwrap();
+    assert!(log.contains("hook says hello") && log.contains("0000[secret] and the rest"), "{log}");
     for file in workspace.listing().into_iter().filter(|file| file.starts_with(".runner/")) {
         let text = std::fs::read(workspace.path(&file)).unwrap_or_default();
         assert!(!String::from_utf8_lossy(&text).contains(&secret[..8]), "{file} holds the secret's beginning");
