@@ -27,6 +27,15 @@ impl Cancellation {
         Self { sender: watch::channel(CancelLevel::Running).0 }
     }
 
+    /// The one a run uses, and so every child the process starts without a cancellation at hand
+    /// (a history read inside a blocking task, `pulumi stack output` after the run). Outside a
+    /// run nothing escalates it: the terminal's Ctrl-C ends the runner, and its children get
+    /// SIGINT from the kernel (see `ChildProcess`).
+    pub fn process() -> Self {
+        static PROCESS: std::sync::OnceLock<Cancellation> = std::sync::OnceLock::new();
+        PROCESS.get_or_init(Cancellation::new).clone()
+    }
+
     pub fn level(&self) -> CancelLevel {
         *self.sender.borrow()
     }

@@ -14,7 +14,8 @@ pub fn unfinished_in_backend(run: &RunSettings, loaded: &LoadedProvider) -> Opti
     if !backend_is_shared(&environment) {
         return None;
     }
-    let pulumi = which::which("pulumi").ok()?;
+    // The `pulumi` runs use: the run's PATH, not the runner's.
+    let pulumi = super::pulumi_location::find_pulumi(&environment).ok()?;
     let operation = run.operation.as_str();
     let unfinished = loaded
         .graph

@@ -1,7 +1,7 @@
 use std::io::Write;
-use std::process::Command;
 
 use super::LoadedProvider;
+use crate::cancel::{Cancellation, ChildProcess, QUERY_TIMEOUT};
 use crate::cli::{ProviderSettings, Settings};
 use crate::config::EnvironmentFile;
 use crate::error::Result;
@@ -28,15 +28,18 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
     let find = |program: &str| which::which_in(program, Some(&path), settings.root.path()).ok();
     let mut findings = Vec::new();
 
-    let pulumi_found = find("pulumi");
-    match find("pulumi") {
+    // The `pulumi` every other command uses.
+    let pulumi_found = super::pulumi_location::find_pulumi(&environment).ok();
+    match pulumi_found.clone() {
         Some(pulumi) => {
-            let version = Command::new(&pulumi)
+            let version = ChildProcess::new(&pulumi)
                 .arg("version")
                 .env("PULUMI_SKIP_UPDATE_CHECK", "true")
-                .output()
-                .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
-                .unwrap_or_default();
+                .timeout(QUERY_TIMEOUT)
+                .output_blocking(&Cancellation::process())
+                .stdout_text()
+                .trim()
+                .to_string();
             let ok = parse_version(&version).is_some_and(|found| found >= MINIMUM_PULUMI);
             findings.push(Finding {
                 check: "pulumi".into(),
@@ -130,8 +133,7 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
         },
     });
     if backend.url.starts_with("s3://") {
-        for finding in super::s3_backend_check::check_s3_backend(&backend.url, &environment, find("pulumi").as_deref())
-        {
+        for finding in super::s3_backend_check::check_s3_backend(&backend.url, &environment, pulumi_found.as_deref()) {
             findings.push(Finding { check: finding.check.into(), ok: finding.ok, detail: finding.detail });
         }
     }

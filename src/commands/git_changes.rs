@@ -1,9 +1,8 @@
 //! The files a git change touches, read with the `git` program.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
+use crate::cancel::{Cancellation, ChildEnd, ChildProcess, QUERY_TIMEOUT};
 use crate::error::{Result, UserError};
+use std::path::{Path, PathBuf};
 
 /// Everything changed between a base commit and the working tree (commits, staged, unstaged,
 /// untracked), as absolute paths.
@@ -84,20 +83,18 @@ fn git_failure(err: GitError, what: &str) -> UserError {
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
-    let output = Command::new("git")
+    let output = ChildProcess::new("git")
         .args(args)
         .current_dir(dir)
         .env("GIT_TERMINAL_PROMPT", "0")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|err| {
-            if err.kind() == std::io::ErrorKind::NotFound {
-                GitError::Missing
-            } else {
-                GitError::Failed(err.to_string())
-            }
-        })?;
-    if output.status.success() {
+        .timeout(QUERY_TIMEOUT)
+        .output_blocking(&Cancellation::process());
+    match &output.end {
+        end if end.program_missing() => return Err(GitError::Missing),
+        ChildEnd::SpawnFailed(reason) => return Err(GitError::Failed(reason.clone())),
+        _ => {}
+    }
+    if output.success() {
         Ok(String::from_utf8_lossy(&output.stdout).into_owned())
     } else {
         Err(GitError::Failed(String::from_utf8_lossy(&output.stderr).into_owned()))

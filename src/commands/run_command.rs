@@ -89,6 +89,8 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         history,
         targets: run.targets.clone(),
     };
+    // Outputs files (plain secrets) a killed runner's hooks left behind.
+    crate::hooks::HookTempDir::remove_leftovers();
     let outputs = (cli.pulumi.clone(), cli.environment.clone(), cli.mask.clone());
     let (summary, history_error) = execute_plan(settings, run, &loaded, plan, cli, store.clone())?;
     report_stack_locks(&loaded, &backend, &run.stack.stack, &summary);
@@ -218,7 +220,8 @@ fn execute_plan(
         let dispatcher = tokio::task::spawn_blocking(move || {
             handle.block_on(report::dispatch_events(receiver, reporters, mask, eta))
         });
-        let cancellation = Cancellation::new();
+        // The process's own: children started outside the lifecycle listen to it too.
+        let cancellation = Cancellation::process();
         // Signals are caught before keyboard echo goes off, so every Ctrl-C that can find echo
         // off ends in a run that restores it.
         let listeners = RunSignals::listen();

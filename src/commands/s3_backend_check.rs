@@ -1,8 +1,8 @@
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use crate::cancel::{Cancellation, ChildEnd, ChildProcess, QUERY_TIMEOUT};
 use crate::pulumi::ChildEnvironment;
 
 /// One line of `runner doctor` about an `s3://` backend.
@@ -101,23 +101,20 @@ pub fn check_s3_backend(url: &str, environment: &ChildEnvironment, pulumi: Optio
         return findings;
     }
     let Some(pulumi) = pulumi else { return findings };
-    let output = Command::new(pulumi)
+    let output = ChildProcess::new(pulumi)
         .args(["stack", "ls", "--all", "--json", "--non-interactive"])
         .env_clear()
         .envs(environment.vars())
-        .stdin(Stdio::null())
-        .output();
-    let output = match output {
-        Ok(output) => output,
-        Err(err) => {
-            findings.push(BackendFinding {
-                check: "backend credentials",
-                ok: false,
-                detail: format!("cannot run `pulumi`: {err}"),
-            });
-            return findings;
-        }
-    };
+        .timeout(QUERY_TIMEOUT)
+        .output_blocking(&Cancellation::process());
+    if let ChildEnd::SpawnFailed(reason) = &output.end {
+        findings.push(BackendFinding {
+            check: "backend credentials",
+            ok: false,
+            detail: format!("cannot run {reason}"),
+        });
+        return findings;
+    }
     let text = String::from_utf8_lossy(&output.stderr).to_string();
     let credentials_rejected =
         ["InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "InvalidClientTokenId", "no valid credential"]
@@ -126,7 +123,7 @@ pub fn check_s3_backend(url: &str, environment: &ChildEnvironment, pulumi: Optio
     let bucket_missing =
         ["NoSuchBucket", "bucket does not exist", "NotFound"].iter().any(|needle| text.contains(needle));
     let first_line = text.lines().find(|line| !line.trim().is_empty()).unwrap_or("").trim().to_string();
-    if output.status.success() {
+    if output.success() {
         findings.push(BackendFinding {
             check: "backend credentials",
             ok: true,

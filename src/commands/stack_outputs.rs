@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::cancel::{Cancellation, ChildEnd, ChildProcess, QUERY_TIMEOUT};
 use crate::provider::{Project, Provider};
 use crate::pulumi::{Backend, ChildEnvironment, PulumiManifest};
 use crate::secrets::SecretMask;
@@ -76,16 +77,21 @@ impl OutputReader<'_> {
         if self.show_secrets {
             args.push("--show-secrets");
         }
-        let output = std::process::Command::new(self.pulumi)
+        let output = ChildProcess::new(self.pulumi)
             .args(&args)
             .current_dir(dir)
             .env_clear()
             .envs(self.environment.vars())
-            .stdin(std::process::Stdio::null())
-            .output()
-            .map_err(|err| format!("cannot run `pulumi stack output`: {err}"))?;
-        if !output.status.success() {
-            let stderr = String::from_utf8_lossy(&output.stderr);
+            .timeout(QUERY_TIMEOUT)
+            .output_blocking(&Cancellation::process());
+        if let ChildEnd::SpawnFailed(reason) = &output.end {
+            return Err(format!("cannot run {reason}"));
+        }
+        if !output.success() {
+            let stderr = match output.stderr_text() {
+                text if text.trim().is_empty() => output.end.describe(),
+                text => text,
+            };
             let message = stderr.lines().rev().find(|line| line.trim_start().starts_with("error:")).unwrap_or(&stderr);
             return Err(format!("`pulumi stack output` failed: {}", self.mask.apply(message.trim())));
         }

@@ -81,7 +81,8 @@ fn backend_status(
     if !crate::pulumi::stack_history::backend_is_shared(&environment) {
         return None;
     }
-    let pulumi = which::which("pulumi").ok()?;
+    // The `pulumi` runs use: the run's PATH, not the runner's.
+    let pulumi = super::pulumi_location::find_pulumi(&environment).ok()?;
     let history =
         crate::pulumi::stack_history::project_history(&pulumi, &environment, &loaded.provider, project, &stack.stack)?;
     let latest = history.latest()?;

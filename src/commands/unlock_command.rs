@@ -1,6 +1,5 @@
-use std::process::Stdio;
-
 use super::LoadedProvider;
+use crate::cancel::{Cancellation, ChildEnd, ChildProcess, QUERY_TIMEOUT};
 use crate::cli::{Settings, StackSettings};
 use crate::error::{Result, UserError};
 use crate::exit_status::ExitStatus;
@@ -58,15 +57,18 @@ pub fn unlock(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> 
         if !stopped {
             continue;
         }
-        let output = std::process::Command::new("pulumi")
+        let pulumi = super::pulumi_location::find_pulumi(&environment)?;
+        let output = ChildProcess::new(pulumi)
             .args(["cancel", "--stack", &qualified, "--yes", "--non-interactive"])
             .current_dir(&dir)
             .env_clear()
             .envs(environment.vars())
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|err| UserError::Internal(format!("cannot run `pulumi cancel`: {err}")))?;
-        if output.status.success() {
+            .timeout(QUERY_TIMEOUT)
+            .output_blocking(&Cancellation::process());
+        if let ChildEnd::SpawnFailed(reason) = &output.end {
+            return Err(UserError::Internal(format!("cannot run `pulumi cancel`: {reason}")));
+        }
+        if output.success() {
             crate::text::stdout_line!("cancelled the update holding `{qualified}`");
             removed += 1;
         } else {

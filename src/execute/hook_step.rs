@@ -1,5 +1,6 @@
 use super::{
-    EventSender, ExecutionEvent, InstalledKubeconfig, ProjectCli, ProjectLifecycle, StackOutputs, StackTarget,
+    Cancellation, EventSender, ExecutionEvent, InstalledKubeconfig, OutputStream, ProjectCli, ProjectLifecycle,
+    StackOutputs, StackTarget,
 };
 use crate::hooks;
 use crate::provider::{HookSpec, Project};
@@ -12,6 +13,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         stack: &StackTarget,
         secret_outputs: Option<&[String]>,
         events: &EventSender,
+        cancellation: &Cancellation,
     ) -> Result<(), String> {
         let outputs = self.cli.read_outputs(stack).await?;
         // Mask what the CLI marks secret: the event log, else the CLI asked, else every output.
@@ -42,9 +44,21 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
                     events.send(ExecutionEvent::KubeconfigInstalled(installed)).await;
                 }
                 HookSpec::Command { argv, timeout } => {
-                    hooks::run_command_hook(argv, *timeout, &stack.dir, &self.context.environment, &outputs)
-                        .await
-                        .map_err(|err| format!("on_success command: {err}"))?;
+                    let environment = &self.context.environment;
+                    let hook =
+                        hooks::CommandHook::new(argv, *timeout, &stack.dir, environment, &outputs, &self.context.mask);
+                    let (result, printed) = hook.run_logged(cancellation).await;
+                    for (stream, text) in
+                        [(OutputStream::Stdout, printed.stdout), (OutputStream::Stderr, printed.stderr)]
+                    {
+                        for line in text.lines() {
+                            let line = line.to_string();
+                            events
+                                .send(ExecutionEvent::ProjectOutput { project: project.path.clone(), stream, line })
+                                .await;
+                        }
+                    }
+                    result.map_err(|err| format!("on_success command: {err}"))?;
                 }
             }
         }

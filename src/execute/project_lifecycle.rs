@@ -189,7 +189,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         if operation == Operation::Up && !as_prerequisite {
             if !project.on_success.is_empty() {
                 let secret_outputs = outcome.progress.secret_outputs.as_deref();
-                if let Err(message) = self.run_hooks(&project, &stack, secret_outputs, &events).await {
+                if let Err(message) = self.run_hooks(&project, &stack, secret_outputs, &events, &cancellation).await {
                     return report.failed(&outcome.progress, simple_failure(message));
                 }
             }

@@ -1,11 +1,11 @@
 mod command_hook;
+mod hook_temp_dir;
 mod kubeconfig_care;
 mod kubeconfig_file;
-mod process_group_guard;
 mod readiness_check;
 
-pub use command_hook::{run_command_hook, CommandHookError};
+pub use command_hook::{CommandHook, CommandHookError, HookOutput};
+pub use hook_temp_dir::HookTempDir;
 pub use kubeconfig_care::{back_up_once, kubeconfig_notes, review_kubeconfig, KubeconfigInstall};
 pub use kubeconfig_file::*;
-pub use process_group_guard::ProcessGroupGuard;
 pub use readiness_check::{wait_until_ready, GateOutcome};

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use tokio::net::TcpStream;
 
-use crate::cancel::{CancelLevel, Cancellation};
+use crate::cancel::{CancelLevel, Cancellation, ChildEnd, ChildProcess};
 use crate::provider::{GateCheck, ReadinessGate};
 
 /// No single attempt may take longer than this, whatever the gate's own timeout.
@@ -36,9 +36,19 @@ pub async fn wait_until_ready(
         attempts += 1;
         let remaining = gate.timeout.saturating_sub(started.elapsed());
         let budget = remaining.clamp(MIN_ATTEMPT, MAX_ATTEMPT);
-        let result = match tokio::time::timeout(budget, attempt(&gate.check, cwd, env)).await {
-            Ok(result) => result,
-            Err(_) => Err(format!("no answer within {}", humantime::format_duration(budget))),
+        // A command hears the first Ctrl-C itself (SIGINT) and is dropped, its whole group killed,
+        // on the second; a connection attempt has nobody to tell and is dropped on the first.
+        let stop_at = match gate.check {
+            GateCheck::Command(_) => CancelLevel::Kill,
+            _ => CancelLevel::Graceful,
+        };
+        let mut stop = cancellation.subscribe();
+        let result = tokio::select! {
+            result = tokio::time::timeout(budget, attempt(&gate.check, cwd, env, cancellation)) => match result {
+                Ok(result) => result,
+                Err(_) => Err(format!("no answer within {}", humantime::format_duration(budget))),
+            },
+            _ = stop.wait_for(|level| *level >= stop_at) => Err("stopped: the run is cancelled".into()),
         };
         let last_attempt = match result {
             Ok(()) => {
@@ -59,35 +69,37 @@ pub async fn wait_until_ready(
     }
 }
 
-async fn attempt(check: &GateCheck, cwd: &Path, env: &BTreeMap<String, String>) -> Result<(), String> {
+async fn attempt(
+    check: &GateCheck,
+    cwd: &Path,
+    env: &BTreeMap<String, String>,
+    cancellation: &Cancellation,
+) -> Result<(), String> {
     match check {
         GateCheck::Command(argv) => {
-            let child = tokio::process::Command::new(&argv[0])
+            let output = ChildProcess::new(&argv[0])
                 .args(&argv[1..])
                 .current_dir(cwd)
                 .env_clear()
                 .envs(env)
-                .stdin(std::process::Stdio::null())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .process_group(0)
-                .kill_on_drop(true)
-                .spawn()
-                .map_err(|err| format!("cannot run `{}`: {err}", argv[0]))?;
-            // A timed-out attempt is dropped here: the guard kills its whole group.
-            let group = super::ProcessGroupGuard::new(child.id());
-            let output = child.wait_with_output().await.map_err(|err| format!("cannot run `{}`: {err}", argv[0]))?;
-            group.disarm();
-            if output.status.success() {
-                return Ok(());
+                .output(cancellation)
+                .await;
+            match output.end {
+                ChildEnd::Exited(0) => return Ok(()),
+                ChildEnd::SpawnFailed(reason) => return Err(format!("cannot run {reason}")),
+                _ => {}
             }
-            let mut text = String::from_utf8_lossy(&output.stderr).trim().to_string();
+            let mut text = output.stderr_text().trim().to_string();
             if text.is_empty() {
-                text = String::from_utf8_lossy(&output.stdout).trim().to_string();
+                text = output.stdout_text().trim().to_string();
             }
             let last: String =
                 text.lines().rev().take(3).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(" | ");
-            Err(format!("exit code {}: {last}", output.status.code().map_or("none".into(), |c| c.to_string())))
+            let code = match output.end {
+                ChildEnd::Exited(code) => code.to_string(),
+                _ => "none".into(),
+            };
+            Err(format!("exit code {code}: {last}"))
         }
         GateCheck::Tcp(address) => {
             TcpStream::connect(address.as_str()).await.map(|_| ()).map_err(|err| format!("connect to {address}: {err}"))

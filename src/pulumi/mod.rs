@@ -14,7 +14,6 @@ mod pulumi_process;
 mod resource_change;
 mod secret_output_names;
 mod secret_store;
-mod signal_escalation;
 pub mod stack_history;
 
 pub use ansi_codes::strip_ansi_codes;
@@ -31,7 +30,6 @@ pub use pulumi_manifest::PulumiManifest;
 pub use pulumi_process::{ExitState, ProcessOutcome, PulumiProcess};
 pub use secret_output_names::secret_output_names;
 pub use secret_store::SecretStore;
-pub use signal_escalation::SignalEscalation;
 // The runner's progress types, which Pulumi's events fill (`operation_progress.rs`).
 pub(crate) use crate::execute::{OperationProgress, ResourceChanges};
 pub use resource_change::{read_resource_changes, ChangeKind, ResourceChange, ResourceChangeCollector};

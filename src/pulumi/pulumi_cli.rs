@@ -8,6 +8,7 @@ use super::{
     adopt_encryption_salt, failure_summary, mask_event_log, secret_output_names, Backend, ChildEnvironment,
     ProcessOutcome, PulumiManifest, PulumiProcess,
 };
+use crate::cancel::{ChildEnd, ChildProcess, QUERY_TIMEOUT};
 use crate::execute::{
     Cancellation, EventSender, ExecutionEvent, FailureDetail, OperationOutcome, ProjectCli, StackOutputs, StackTarget,
 };
@@ -182,6 +183,7 @@ impl ProjectCli for PulumiCli {
             event_log: None,
             project: &project.path,
             mask: Some(&self.context.mask),
+            interrupt_grace: crate::cancel::INTERRUPT_GRACE,
         }
         .run(events, cancellation)
         .await;
@@ -220,6 +222,7 @@ impl ProjectCli for PulumiCli {
             event_log: Some(event_log.clone()),
             project: &project.path,
             mask: Some(&self.context.mask),
+            interrupt_grace: crate::cancel::INTERRUPT_GRACE,
         }
         .run(events, cancellation)
         .await;
@@ -235,18 +238,23 @@ impl ProjectCli for PulumiCli {
     }
 
     async fn read_outputs(&self, stack: &StackTarget) -> Result<StackOutputs, String> {
-        let output = tokio::process::Command::new(&self.context.pulumi)
+        let output = ChildProcess::new(&self.context.pulumi)
             .args(["stack", "output", "--json", "--show-secrets", "--non-interactive", "--stack", &stack.name])
             .current_dir(&stack.dir)
             .env_clear()
             .envs(self.context.environment.vars())
-            .stdin(std::process::Stdio::null())
-            .output()
-            .await
-            .map_err(|err| format!("cannot run `pulumi stack output`: {err}"))?;
-        if !output.status.success() {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            return Err(format!("`pulumi stack output` failed: {}", self.context.mask.apply(stderr.trim())));
+            .timeout(QUERY_TIMEOUT)
+            .output(&Cancellation::process())
+            .await;
+        if let ChildEnd::SpawnFailed(reason) = &output.end {
+            return Err(format!("cannot run {reason}"));
+        }
+        if !output.success() {
+            let stderr = match output.stderr_text().trim() {
+                "" => output.end.describe(),
+                text => text.to_string(),
+            };
+            return Err(format!("`pulumi stack output` failed: {}", self.context.mask.apply(&stderr)));
         }
         serde_json::from_slice(&output.stdout)
             .map_err(|err| format!("`pulumi stack output --json` printed no JSON object: {err}"))

@@ -1,14 +1,13 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
-use tokio::process::Command;
 
 use super::{EventLogTail, OperationProgress, ProcessMark, MARKER_VARIABLE};
-use crate::execute::{CancelLevel, Cancellation, EventSender, ExecutionEvent, OutputStream};
+use crate::cancel::{ChildEnd, ChildProcess};
+use crate::execute::{Cancellation, EventSender, ExecutionEvent, OutputStream};
 use crate::provider::ProjectPath;
 use crate::secrets::SecretMask;
 use crate::text::counted_as;
@@ -19,12 +18,9 @@ const TAIL_LINES: usize = 25;
 /// memory; a piece never ends inside a known secret, so each piece masks on its own.
 const MAX_LINE_BYTES: usize = 16 * 1024;
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
-/// After SIGINT, Pulumi gets this long to cancel its operation and release its lock (the
-/// Automation API waits about 10 s; a cancelled step may still be talking to a cloud API) before
-/// the process group gets SIGTERM...
-pub const INTERRUPT_GRACE: Duration = Duration::from_secs(30);
-/// ...and this long after SIGTERM before SIGKILL: nothing is ever waited on forever.
-pub const TERMINATE_GRACE: Duration = Duration::from_secs(10);
+/// Once pulumi exited, its output is read this long at most: generous, since a busy reporter
+/// slows the reading, yet a plugin left holding the pipes cannot keep the project running.
+const DRAIN_LIMIT: Duration = Duration::from_secs(10);
 
 /// How a child process ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,7 +74,7 @@ impl ProcessOutcome {
 }
 
 /// One `pulumi` invocation: its own process group, output streamed as events line by line,
-/// the event log followed for progress, and Ctrl-C forwarded as SIGINT once.
+/// the event log followed for progress, the run's cancellation passed on (a [`ChildProcess`]).
 pub struct PulumiProcess<'a> {
     pub program: &'a Path,
     pub args: Vec<String>,
@@ -88,37 +84,33 @@ pub struct PulumiProcess<'a> {
     pub project: &'a ProjectPath,
     /// Known secrets, so a long line is never split inside one.
     pub mask: Option<&'a SecretMask>,
+    /// How long a cancelled `pulumi` gets to stop by itself ([`crate::cancel::INTERRUPT_GRACE`] in a run).
+    pub interrupt_grace: Duration,
 }
 
 impl PulumiProcess<'_> {
     pub async fn run(self, events: &EventSender, cancellation: &Cancellation) -> ProcessOutcome {
         let mark = ProcessMark::unique();
-        let mut command = Command::new(self.program);
-        command
+        let mut child = ChildProcess::new(self.program)
             .args(&self.args)
             .current_dir(self.cwd)
             .env_clear()
             .envs(self.env)
-            .env(MARKER_VARIABLE, mark.value())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        let mut child = match command.spawn() {
+            .env(MARKER_VARIABLE, mark.value());
+        child.interrupt_grace = self.interrupt_grace;
+        let mut child = match child.spawn() {
             Ok(child) => child,
-            Err(err) => {
+            Err(reason) => {
                 return ProcessOutcome {
-                    exit: ExitState::SpawnFailed(format!("`{}`: {err}", self.program.display())),
+                    exit: ExitState::SpawnFailed(reason),
                     progress: OperationProgress::default(),
                     output_tail: Vec::new(),
                     cancelled: false,
                 }
             }
         };
-        let pid = child.id().map(|pid| pid as i32);
         let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL_LINES)));
-        let stdout = child.stdout.take().map(|out| {
+        let stdout = child.take_stdout().map(|out| {
             tokio::spawn(forward_lines(
                 out,
                 self.project.clone(),
@@ -128,7 +120,7 @@ impl PulumiProcess<'_> {
                 self.mask.cloned().unwrap_or_default(),
             ))
         });
-        let stderr = child.stderr.take().map(|err| {
+        let stderr = child.take_stderr().map(|err| {
             tokio::spawn(forward_lines(
                 err,
                 self.project.clone(),
@@ -141,26 +133,10 @@ impl PulumiProcess<'_> {
 
         let mut log = self.event_log.as_deref().map(EventLogTail::new);
         let mut progress = OperationProgress::default();
-        let mut cancel_changes = cancellation.subscribe();
-        let mut signalled = CancelLevel::Running;
         let mut ticker = tokio::time::interval(PROGRESS_INTERVAL);
-        let mut escalation = super::SignalEscalation::new(INTERRUPT_GRACE, TERMINATE_GRACE);
-        let status = loop {
-            let level = cancellation.level();
-            if level > signalled {
-                if let Some(pid) = pid {
-                    let signal = if level == CancelLevel::Kill { libc::SIGKILL } else { libc::SIGINT };
-                    // Negative pid: the whole process group, so plugins and language hosts stop too.
-                    unsafe { libc::kill(-pid, signal) };
-                    escalation.signalled(signal);
-                }
-                signalled = level;
-            }
-            if let (Some(pid), Some(signal)) = (pid, escalation.due()) {
-                unsafe { libc::kill(-pid, signal) };
-            }
+        let end = loop {
             tokio::select! {
-                status = child.wait() => break status,
+                end = child.wait(cancellation) => break end,
                 _ = ticker.tick() => {
                     if let Some(log) = log.as_mut() {
                         let fresh = log.poll();
@@ -170,11 +146,11 @@ impl PulumiProcess<'_> {
                         }
                     }
                 }
-                _ = cancel_changes.changed() => {}
             }
         };
+        let cancelled = child.cancelled();
         // Before the output is drained: a leftover plugin could hold pulumi's pipes open.
-        let abnormal = signalled > CancelLevel::Running || matches!(status, Ok(ref status) if status.code().is_none());
+        let abnormal = cancelled || !matches!(end, ChildEnd::Exited(_));
         if abnormal {
             let stopped = tokio::task::spawn_blocking(move || mark.stop_marked_processes()).await.unwrap_or_default();
             if !stopped.is_empty() {
@@ -185,25 +161,24 @@ impl PulumiProcess<'_> {
                 events.send(ExecutionEvent::ProjectNote { project: self.project.clone(), message }).await;
             }
         }
-        for reader in [stdout, stderr].into_iter().flatten() {
-            let _ = reader.await;
+        // What pulumi printed is read to its end, unless something it left holds its pipes.
+        let until = tokio::time::Instant::now() + DRAIN_LIMIT;
+        for mut reader in [stdout, stderr].into_iter().flatten() {
+            if tokio::time::timeout_at(until, &mut reader).await.is_err() {
+                reader.abort();
+            }
         }
         if let Some(log) = log.as_mut() {
             log.finish().iter().for_each(|event| progress.apply(event));
         }
-        let exit = match status {
-            Ok(status) => {
-                use std::os::unix::process::ExitStatusExt;
-                match (status.code(), status.signal()) {
-                    (Some(code), _) => ExitState::Exited(code),
-                    (None, Some(signal)) => ExitState::Signaled(signal),
-                    (None, None) => ExitState::Exited(-1),
-                }
-            }
-            Err(err) => ExitState::SpawnFailed(err.to_string()),
+        let exit = match end {
+            ChildEnd::Exited(code) => ExitState::Exited(code),
+            ChildEnd::Signaled(signal) => ExitState::Signaled(signal),
+            ChildEnd::TimedOut(_) => ExitState::Signaled(libc::SIGKILL),
+            ChildEnd::SpawnFailed(reason) => ExitState::SpawnFailed(reason),
         };
         let output_tail = tail.lock().map(|lines| lines.iter().cloned().collect()).unwrap_or_default();
-        ProcessOutcome { exit, progress, output_tail, cancelled: signalled > CancelLevel::Running }
+        ProcessOutcome { exit, progress, output_tail, cancelled }
     }
 }
 
@@ -267,6 +242,7 @@ async fn emit(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::execute::CancelLevel;
 
     async fn lines_of(input: Vec<u8>, mask: SecretMask) -> Vec<String> {
         let (events, mut receiver) = EventSender::channel(1024);
@@ -319,7 +295,6 @@ mod tests {
         });
         let env: BTreeMap<String, String> = std::env::vars().collect();
         let project = ProjectPath::new("stubborn");
-        let started = std::time::Instant::now();
         let outcome = PulumiProcess {
             program: Path::new("sh"),
             // Ignored signals stay ignored across exec: neither sh nor sleep reacts to SIGINT.
@@ -329,11 +304,11 @@ mod tests {
             event_log: None,
             project: &project,
             mask: None,
+            interrupt_grace: Duration::from_millis(500),
         }
         .run(&events, &cancellation)
         .await;
         assert!(outcome.cancelled);
         assert_eq!(outcome.exit, ExitState::Signaled(libc::SIGTERM), "{outcome:?}");
-        assert!(started.elapsed() >= INTERRUPT_GRACE, "SIGTERM only after the grace");
     }
 }

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::event_log::is_secret_value;
+use crate::cancel::{Cancellation, ChildProcess, QUERY_TIMEOUT};
 
 /// Without `--show-secrets`, `pulumi stack output --json` prints every secret output as
 /// `"[secret]"`: the names Pulumi marks secret, for when the event log did not show the outputs
@@ -14,17 +15,16 @@ pub async fn secret_output_names(
     stack: &str,
     env: &BTreeMap<String, String>,
 ) -> Result<Vec<String>, String> {
-    let output = tokio::process::Command::new(pulumi)
+    let output = ChildProcess::new(pulumi)
         .args(["stack", "output", "--json", "--non-interactive", "--stack", stack])
         .current_dir(dir)
         .env_clear()
         .envs(env)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .map_err(|err| format!("cannot run `pulumi stack output`: {err}"))?;
-    if !output.status.success() {
-        return Err(format!("`pulumi stack output --json` ended with {}", output.status));
+        .timeout(QUERY_TIMEOUT)
+        .output(&Cancellation::process())
+        .await;
+    if !output.success() {
+        return Err(format!("`pulumi stack output --json` ended with {}", output.end.describe()));
     }
     secret_names_in(&output.stdout)
 }

@@ -1,8 +1,7 @@
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use super::{Backend, ChildEnvironment, PulumiManifest};
+use crate::cancel::{Cancellation, ChildEnd, ChildProcess, QUERY_TIMEOUT};
 use crate::config::{RepositoryRoot, StackConfig};
 use crate::error::{Result, UserError};
 use crate::provider::{Project, Provider};
@@ -120,16 +119,18 @@ impl SecretStore {
         value: &str,
     ) -> Result<()> {
         if backend.stack_exists(&self.project_name, &self.stack) != Some(true) {
-            let init = Command::new(pulumi)
+            let init = ChildProcess::new(pulumi)
                 .args(["stack", "init", &self.qualified_stack, "--non-interactive", "--no-select"])
                 .current_dir(&self.project_dir)
                 .env_clear()
                 .envs(environment.vars())
-                .stdin(Stdio::null())
-                .output()
-                .map_err(|err| UserError::Internal(format!("cannot run `pulumi stack init`: {err}")))?;
-            let stderr = String::from_utf8_lossy(&init.stderr);
-            if !init.status.success() && !stderr.contains("already exists") {
+                .timeout(QUERY_TIMEOUT)
+                .output_blocking(&Cancellation::process());
+            if let ChildEnd::SpawnFailed(reason) = &init.end {
+                return Err(UserError::Internal(format!("cannot run `pulumi stack init`: {reason}")));
+            }
+            let stderr = init.stderr_text();
+            if !init.success() && !stderr.contains("already exists") {
                 return Err(UserError::Internal(format!(
                     "`pulumi stack init {}` failed: {}",
                     self.qualified_stack,
@@ -137,29 +138,34 @@ impl SecretStore {
                 )));
             }
         }
-        let mut command = Command::new(pulumi);
-        command.args(["config", "set", "--secret", key, "--stack", &self.qualified_stack, "--non-interactive"]);
+        let mut command = ChildProcess::new(pulumi).args([
+            "config",
+            "set",
+            "--secret",
+            key,
+            "--stack",
+            &self.qualified_stack,
+            "--non-interactive",
+        ]);
         if let Some(file) = &self.config_file {
-            command.arg("--config-file").arg(file);
+            command = command.arg("--config-file").arg(file);
         }
         // The value goes through stdin: an argument would show in the process list.
-        let mut child = command
+        let output = command
             .current_dir(&self.project_dir)
             .env_clear()
             .envs(environment.vars())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|err| UserError::Internal(format!("cannot run `pulumi config set`: {err}")))?;
-        if let Some(mut stdin) = child.stdin.take() {
-            let _ = stdin.write_all(value.as_bytes());
+            .stdin_bytes(value)
+            .discard_stdout()
+            .timeout(QUERY_TIMEOUT)
+            .output_blocking(&Cancellation::process());
+        if let ChildEnd::SpawnFailed(reason) = &output.end {
+            return Err(UserError::Internal(format!("cannot run `pulumi config set`: {reason}")));
         }
-        let output = child.wait_with_output().map_err(|err| UserError::Internal(err.to_string()))?;
-        if output.status.success() {
+        if output.success() {
             Ok(())
         } else {
-            let stderr = String::from_utf8_lossy(&output.stderr).replace(value, crate::secrets::MASK);
+            let stderr = output.stderr_text().replace(value, crate::secrets::MASK);
             Err(UserError::Internal(format!("`pulumi config set --secret {key}` failed: {}", stderr.trim())))
         }
     }

@@ -2,12 +2,12 @@
 //! machine sharing a backend sees, where `.runner/history` only knows this working copy's runs.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::SystemTime;
 
 use serde::Deserialize;
 
 use super::{Backend, ChildEnvironment, PulumiManifest};
+use crate::cancel::{Cancellation, ChildEnd, ChildProcess, QUERY_TIMEOUT};
 use crate::provider::{ProjectPath, Provider};
 
 /// One entry: `kind` is `update`, `refresh`, `destroy` (or `preview`, `import`...).
@@ -98,16 +98,18 @@ pub fn read_stack_history(
     project_dir: &Path,
     qualified_stack: &str,
 ) -> Result<Option<StackHistory>, String> {
-    let output = Command::new(pulumi)
+    let output = ChildProcess::new(pulumi)
         .args(["stack", "history", "--json", "--non-interactive", "--stack", qualified_stack])
         .current_dir(project_dir)
         .env_clear()
         .envs(environment.vars())
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|err| format!("cannot start `{}`: {err}", pulumi.display()))?;
+        .timeout(QUERY_TIMEOUT)
+        .output_blocking(&Cancellation::process());
+    if let ChildEnd::SpawnFailed(reason) = &output.end {
+        return Err(format!("cannot start {reason}"));
+    }
     let stderr = String::from_utf8_lossy(&output.stderr);
-    if !output.status.success() {
+    if !output.success() {
         if stderr.contains("no stack named") {
             return Ok(None);
         }

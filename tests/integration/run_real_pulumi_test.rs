@@ -157,6 +157,10 @@ fn a_closed_terminal_cancels_the_real_pulumi_cleanly() {
         assert!(std::time::Instant::now() < deadline, "pulumi never took its lock: {}", terminal.screen());
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
+    // The runner itself, found before the terminal goes: it may still be exiting (and its
+    // children with it) when the record already says interrupted.
+    let runners = runner_processes(workspace.root());
+    assert_eq!(runners.len(), 1, "one runner in the terminal: {runners:?}");
     terminal.close();
     let history = workspace.path(".runner/history");
     let state = || -> Option<String> {
@@ -170,6 +174,11 @@ fn a_closed_terminal_cancels_the_real_pulumi_cleanly() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     release_fifo(&workspace);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while runners.iter().any(|pid| running(*pid)) {
+        assert!(std::time::Instant::now() < deadline, "the runner never exited: {runners:?}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
     assert_eq!(state().as_deref(), Some("interrupted"));
     assert!(lock_files(&workspace).is_empty(), "pulumi left its lock: {:?}", lock_files(&workspace));
     assert!(!workspace.path(".runner/locks/dev.lock").exists(), "the runner left its stack lock");
@@ -182,6 +191,27 @@ fn a_closed_terminal_cancels_the_real_pulumi_cleanly() {
         .filter(|cwd| cwd.starts_with(&root))
         .collect();
     assert!(left.is_empty(), "processes still running in the workspace: {left:?}");
+}
+
+/// The pids of the runner binary running in `root`.
+fn runner_processes(root: &std::path::Path) -> Vec<i32> {
+    let binary = assert_cmd::cargo::cargo_bin("runner");
+    let binary = binary.canonicalize().unwrap_or(binary);
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|process| {
+            let pid = process.file_name().to_str()?.parse().ok()?;
+            let cwd = std::fs::read_link(process.path().join("cwd")).ok()?;
+            let exe = std::fs::read_link(process.path().join("exe")).ok()?;
+            (cwd.starts_with(root) && exe == binary).then_some(pid)
+        })
+        .collect()
+}
+
+/// Neither gone nor a zombie waiting to be reaped.
+fn running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| !stat.contains(") Z "))
 }
 
 use std::os::unix::fs::OpenOptionsExt;
