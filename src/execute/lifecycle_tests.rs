@@ -54,7 +54,7 @@ fn retrying(provider: &mut Provider, path: &str, attempts: u32, on: &[&str]) {
     project.retry = Some(RetryPolicy {
         attempts,
         backoff: Duration::from_millis(1),
-        on: on.iter().map(|s| s.to_string()).collect(),
+        on: crate::provider::RetryPatterns::compile(on.iter().copied()).unwrap(),
     });
 }
 

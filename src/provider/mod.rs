@@ -19,4 +19,4 @@ pub use project::{Prerequisite, Project, SecretSpec};
 pub use project_path::ProjectPath;
 pub use provider_definition::Provider;
 pub use readiness_gate::{GateCheck, ReadinessGate};
-pub use retry_policy::RetryPolicy;
+pub use retry_policy::{RetryPatterns, RetryPolicy};

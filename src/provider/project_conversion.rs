@@ -4,7 +4,10 @@ use std::time::Duration;
 use toml::Spanned;
 
 use super::provider_file::{GateFile, HookFile, PrerequisiteFile, ProjectFile, RetryFile};
-use super::{GateCheck, HookSpec, Phase, Prerequisite, Project, ProjectPath, ReadinessGate, RetryPolicy, SecretSpec};
+use super::{
+    GateCheck, HookSpec, Phase, Prerequisite, Project, ProjectPath, ReadinessGate, RetryPatterns, RetryPolicy,
+    SecretSpec,
+};
 use crate::config::RepositoryRoot;
 use crate::error::{Location, Result, UserError};
 
@@ -153,8 +156,9 @@ impl ProjectConversion<'_> {
             Some(text) => self.duration(path, "retry.backoff", text)?,
             None => RetryPolicy::default().backoff,
         };
-        for (index, pattern) in retry.on.iter().enumerate() {
-            regex::Regex::new(pattern.get_ref()).map_err(|err| {
+        let on = RetryPatterns::compile(retry.on.iter().map(|pattern| pattern.get_ref().as_str())).map_err(
+            |(index, err)| {
+                let pattern = &retry.on[index];
                 self.invalid(
                     pattern.span().start,
                     format!(
@@ -162,9 +166,9 @@ impl ProjectConversion<'_> {
                         pattern.get_ref()
                     ),
                 )
-            })?;
-        }
-        Ok(RetryPolicy { attempts, backoff, on: retry.on.into_iter().map(Spanned::into_inner).collect() })
+            },
+        )?;
+        Ok(RetryPolicy { attempts, backoff, on })
     }
 
     fn gate(&self, path: &ProjectPath, index: usize, gate: Spanned<GateFile>) -> Result<ReadinessGate> {

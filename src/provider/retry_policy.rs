@@ -10,8 +10,42 @@ pub struct RetryPolicy {
     /// Wait before the second try; doubled for each later one.
     #[serde(with = "humantime_serde")]
     pub backoff: Duration,
-    /// Extra patterns (regular expressions, checked at load time) that make a failure retryable.
-    pub on: Vec<String>,
+    /// Extra patterns that make a failure retryable, compiled once when the provider loads.
+    pub on: RetryPatterns,
+}
+
+/// `retry.on`'s regular expressions, compiled; compared and written as the text the user wrote.
+#[derive(Debug, Clone, Default)]
+pub struct RetryPatterns(Vec<regex::Regex>);
+
+impl RetryPatterns {
+    /// The first pattern that does not compile, with its index, is the error.
+    pub fn compile<'a>(patterns: impl IntoIterator<Item = &'a str>) -> Result<Self, (usize, regex::Error)> {
+        let compiled = patterns
+            .into_iter()
+            .enumerate()
+            .map(|(index, pattern)| regex::Regex::new(pattern).map_err(|err| (index, err)))
+            .collect::<Result<_, _>>()?;
+        Ok(Self(compiled))
+    }
+
+    fn is_match(&self, text: &str) -> bool {
+        self.0.iter().any(|regex| regex.is_match(text))
+    }
+}
+
+impl PartialEq for RetryPatterns {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.iter().map(regex::Regex::as_str).eq(other.0.iter().map(regex::Regex::as_str))
+    }
+}
+
+impl Eq for RetryPatterns {}
+
+impl Serialize for RetryPatterns {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(regex::Regex::as_str))
+    }
 }
 
 /// Failures that are transient by nature: another update holds the stack, a conflict, the network.
@@ -42,7 +76,7 @@ const PROGRAM_ERRORS: &[&str] = &[
 impl Default for RetryPolicy {
     /// Without a `retry` table, transient failures still get two more tries.
     fn default() -> Self {
-        Self { attempts: 3, backoff: Duration::from_secs(5), on: Vec::new() }
+        Self { attempts: 3, backoff: Duration::from_secs(5), on: RetryPatterns::default() }
     }
 }
 
@@ -51,12 +85,7 @@ impl RetryPolicy {
         if PROGRAM_ERRORS.iter().any(|pattern| failure_text.contains(pattern)) {
             return false;
         }
-        TRANSIENT.iter().any(|pattern| failure_text.contains(pattern))
-            || self
-                .on
-                .iter()
-                .filter_map(|pattern| regex::Regex::new(pattern).ok())
-                .any(|regex| regex.is_match(failure_text))
+        TRANSIENT.iter().any(|pattern| failure_text.contains(pattern)) || self.on.is_match(failure_text)
     }
 
     pub fn delay_before(&self, attempt: u32) -> Duration {
@@ -75,7 +104,7 @@ mod tests {
 
     #[test]
     fn program_errors_never_are_even_when_a_pattern_matches() {
-        let policy = RetryPolicy { on: vec!["error".into()], ..Default::default() };
+        let policy = RetryPolicy { on: RetryPatterns::compile(["error"]).unwrap(), ..Default::default() };
         assert!(!policy.should_retry("error: an unhandled error occurred: boom"));
         assert!(policy.should_retry("error: webhook not ready"));
     }
