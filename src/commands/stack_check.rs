@@ -77,6 +77,7 @@ impl StackCheck {
         }
         let mut warnings = config.float_warnings();
         warnings.extend(missing_environment_file(settings, stack));
+        warnings.extend(short_secrets(settings, stack, provider));
         Ok(Self { config, warnings, defaults_to_write, missing, missing_secrets, absent })
     }
 
@@ -109,4 +110,32 @@ fn missing_environment_file(settings: &Settings, stack: &StackSettings) -> Optio
             "no environment file: the passphrase, the backend and `KUBECONFIG` come only from the process environment; {start}"
         ),
     })
+}
+
+/// Below this many characters a secret is masked wherever its text appears, which is legal and
+/// safe but makes output hard to read: worth a word, since most such entries are no secret.
+const SHORT_SECRET: usize = 4;
+
+/// Environment entries the secret rule masks though their value is a few characters long
+/// (`DEBUG=1`): said once, with the way to declare them plain.
+fn short_secrets(settings: &Settings, stack: &StackSettings, provider: &Provider) -> Vec<StackConfigWarning> {
+    let rule = super::run_secret_mask::secret_rule(provider);
+    let file = settings.root.relative(stack.environment.path()).display().to_string();
+    let provider_file = settings.root.relative(&provider.file).display().to_string();
+    stack
+        .environment
+        .entries()
+        .iter()
+        .filter(|entry| rule.entry_is_secret(&entry.key))
+        .filter(|entry| (1..SHORT_SECRET).contains(&entry.value.chars().count()))
+        .map(|entry| StackConfigWarning {
+            location: crate::error::Location::line(file.clone(), entry.line),
+            message: format!(
+                "`{}` is masked as a secret and its value has {}: that text becomes `[secret]` wherever it appears in the output; if it is no secret, add `plain_environment = [\"{}\"]` to `{provider_file}`",
+                entry.key,
+                crate::text::counted(entry.value.chars().count(), "character"),
+                entry.key
+            ),
+        })
+        .collect()
 }

@@ -157,3 +157,28 @@ fn a_missing_environment_file_is_named_with_how_to_start_one() {
     let present = workspace.run(&["validate", "--provider", "demo", "--stack", "dev"]);
     assert!(!present.stderr().contains("no environment file"), "{}", present.stderr());
 }
+
+/// Every environment entry not known or declared plain is masked: a one-character value then
+/// masks that character everywhere. Said once, without the value, with the way out; a declared
+/// entry is quiet.
+#[test]
+fn validate_warns_about_a_short_value_it_will_mask_without_printing_it() {
+    let workspace = Workspace::new();
+    workspace
+        .provider("demo", PROVIDER)
+        .project("a")
+        .env_file("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=validate\nDEBUG=7\nPIN=q9z\nREGION_NAME=eu-west-1\n");
+    let output = workspace.run(&["validate", "--provider", "demo"]);
+    output.expect_code(0).expect_stderr_contains(
+        "config/pulumi/environment:3: `DEBUG` is masked as a secret and its value has 1 character: that text becomes `[secret]` wherever it appears in the output; if it is no secret, add `plain_environment = [\"DEBUG\"]` to `providers/demo.toml`",
+    );
+    let stderr = output.stderr();
+    assert!(
+        stderr.contains("environment:4: `PIN`") && !stderr.contains("q9z") && !stderr.contains("REGION_NAME"),
+        "{stderr}"
+    );
+
+    workspace.provider("demo", &format!("plain_environment = [\"DEBUG\"]\n{PROVIDER}"));
+    let output = workspace.run(&["validate", "--provider", "demo"]);
+    assert!(!output.expect_code(0).stderr().contains("`DEBUG`"), "{}", output.stderr());
+}
