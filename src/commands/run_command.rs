@@ -57,6 +57,13 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     }
     let keep = history_keep(&environment)?;
     let lock = lock_stack(settings, run, &loaded, &store)?;
+    let recovered_locks = super::pulumi_lock_recovery::recover_pulumi_locks(
+        &loaded,
+        &run.stack.stack,
+        &environment,
+        &backend,
+        &selected,
+    )?;
     // This run is one of the `keep`.
     store.prune(&loaded.provider.name, &run.stack.stack, keep - 1);
     let mask = run_secret_mask(&environment, &loaded.provider, pending.passphrase.as_deref());
@@ -88,7 +95,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         targets: run.targets.clone(),
     };
     let outputs = (cli.pulumi.clone(), cli.environment.clone(), cli.mask.clone());
-    let (summary, history_error) = execute_plan(settings, run, &loaded, plan, cli, store.clone())?;
+    let (summary, history_error) = execute_plan(settings, run, &loaded, plan, cli, store.clone(), recovered_locks)?;
     report_stack_locks(&loaded, &backend, &run.stack.stack, &summary);
     drop(lock);
     let table_on_stdout = !(settings.style.interactive_terminal && settings.style.stdout_terminal);
@@ -155,6 +162,7 @@ fn execute_plan(
     plan: ExecutionPlan,
     mut cli: PulumiCliContext,
     store: RunStore,
+    recovered_locks: Vec<String>,
 ) -> Result<(RunSummary, HistoryError)> {
     let run_id = new_run_id();
     let log_dir = settings.root.state_dir().join("logs").join(&run_id);
@@ -171,6 +179,7 @@ fn execute_plan(
         parallelism: run.parallelism,
         log_dir: log_dir.clone(),
         started: SystemTime::now(),
+        recovered_locks,
     };
     let mask = cli.mask.clone();
     let context = LifecycleContext {

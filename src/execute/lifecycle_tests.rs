@@ -103,6 +103,25 @@ async fn retries_stop_at_the_policys_attempts() {
     assert_eq!(cli.calls(), ["up a", "up a"]);
 }
 
+/// A locked stack is read again before the backoff: a holder that is gone (its lock removed)
+/// means the retry starts now; a live holder is named and waited for.
+#[tokio::test]
+async fn a_locked_stack_rechecks_its_holder_instead_of_waiting_blind() {
+    let locked = || failure("error: the stack is currently locked by 1 lock(s)");
+    for (recheck, expected) in [
+        (LockRecheck::Released("removed the lock left by pid 7, which is gone".into()), "which is gone); retrying now"),
+        (LockRecheck::Held("held by `pulumi` pid 8 of `me@here`".into()), "pid 8 of `me@here`); retrying in 1ms"),
+    ] {
+        let mut provider = test_provider(&[("a", I, &[])]);
+        retrying(&mut provider, "a", 2, &[]);
+        let cli = ScriptedCli { lock_recheck: Some(recheck), ..Default::default() }.script("a", vec![locked()]);
+        let (reports, _, notes, cli) = run(provider, Operation::Up, cli).await;
+        assert_eq!(report(&reports, "a").result, ProjectResult::Succeeded);
+        assert_eq!(cli.calls(), ["up a", "recheck a", "up a"]);
+        assert!(notes.iter().any(|note| note.ends_with(expected)), "{notes:?}");
+    }
+}
+
 #[tokio::test]
 async fn a_stale_prerequisite_runs_first_as_an_up_once_for_everyone() {
     let mut provider = test_provider(&[("creds", I, &[]), ("b", I, &[]), ("c", I, &[])]);
