@@ -118,6 +118,10 @@ pub struct ConfigSetArguments {
     /// The project whose declared secret this is (it goes where that project's secrets live).
     #[arg(long, value_name = "PROJECT")]
     pub project: Option<String>,
+
+    /// While a run (or another `config set`) holds the stack, wait for it instead of refusing.
+    #[arg(long)]
+    pub wait: bool,
 }
 
 #[derive(Debug, Args)]

@@ -67,6 +67,7 @@ impl Command {
                     value: set.value,
                     secret: set.secret,
                     project: set.project,
+                    wait: set.wait,
                 }),
             },
             CommandArguments::Timeline(timeline) => Command::Timeline(timeline.into()),

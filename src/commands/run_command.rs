@@ -75,7 +75,9 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
             .map_err(|err| UserError::Unwritable { path: dir.to_path_buf(), reason: err.to_string() })?;
     }
     if !pending.config_values.is_empty() {
-        add_stack_config_values(check.config.path(), check.config.text(), &pending.config_values)?;
+        // Read again under the stack lock: the file may have changed since the checks read it.
+        let current = std::fs::read_to_string(check.config.path()).ok();
+        add_stack_config_values(check.config.path(), current.as_deref(), &pending.config_values)?;
     }
     for (secret_store, key, value) in &pending.secrets {
         mask.add(value);
