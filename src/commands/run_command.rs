@@ -145,6 +145,14 @@ fn lock_stack(settings: &Settings, run: &RunSettings, loaded: &LoadedProvider, s
     let lock = StackLock::acquire(&settings.root.state_dir(), &run.stack.stack, &command_line(run, loaded), run.wait)?;
     if let Some(stale) = &lock.replaced_stale {
         crate::text::stderr_line!("warning: took over the lock of a runner that is gone ({})", stale.describe());
+        // Its `pulumi`s may live on and take a stack's lock after this run read the locks.
+        let stopped = crate::pulumi::stop_orphaned_children(stale.pid);
+        if stopped > 0 {
+            crate::text::stderr_line!(
+                "stopped {} left running by that runner",
+                crate::text::counted_as(stopped, "process", "processes")
+            );
+        }
     }
     for abandoned in store.settle_abandoned(&loaded.provider.name, &run.stack.stack) {
         crate::text::stderr_line!(

@@ -100,7 +100,7 @@ async fn retries_stop_at_the_policys_attempts() {
     let (reports, _, _, cli) = run(provider, Operation::Up, cli).await;
     let a = report(&reports, "a");
     assert_eq!((a.result, a.attempts, a.retried.len()), (ProjectResult::Failed, 2, 1));
-    assert_eq!(cli.calls(), ["up a", "up a"]);
+    assert_eq!(cli.calls(), ["up a", "recheck a", "up a"], "a locked stack's holder is read before the retry");
 }
 
 /// A locked stack is read again before the backoff: a holder that is gone (its lock removed)

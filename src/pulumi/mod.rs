@@ -8,6 +8,7 @@ mod failure_diagnostics;
 mod leftover_processes;
 mod lock_recheck;
 mod operation_progress;
+mod orphaned_children;
 mod pulumi_cli;
 mod pulumi_lock;
 mod pulumi_manifest;
@@ -27,6 +28,7 @@ pub use event_log::{parse_event_line, strip_color_tags, EngineEvent, EventLogTai
 pub use event_log_masking::mask_event_log;
 pub use failure_diagnostics::{failure_diagnostics, failure_summary};
 pub use leftover_processes::{ProcessMark, MARKER_VARIABLE};
+pub use orphaned_children::stop_orphaned_children;
 pub use pulumi_cli::{PulumiCli, PulumiCliContext};
 pub use pulumi_lock::{HolderState, LockListing, PulumiLock, PulumiLocks};
 pub use pulumi_manifest::PulumiManifest;

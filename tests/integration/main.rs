@@ -17,6 +17,7 @@ mod fake_pulumi_shape_test;
 mod history_retention_test;
 mod hostile_input_test;
 mod https_gate_test;
+mod kill_sweep_test;
 mod kubeconfig_care_test;
 mod local_provider_test;
 mod mara_checkout_test;
