@@ -44,6 +44,8 @@ pub fn settle_pulumi_locks(
     remove: bool,
 ) -> LockSettlement {
     let mut settlement = LockSettlement::default();
+    // One note per reason, not per project: a backend whose locks cannot be read says so once.
+    let mut unreadable: Vec<(String, Vec<String>)> = Vec::new();
     for project in projects {
         let Ok(manifest) = PulumiManifest::load(&provider.dir_of(project)) else { continue };
         let qualified = locks.backend.qualified_stack(&manifest.name, stack);
@@ -51,8 +53,10 @@ pub fn settle_pulumi_locks(
             LockListing::Read(found) => found,
             LockListing::NotKept => continue,
             LockListing::Unreadable(reason) => {
-                let note = format!("cannot read the Pulumi locks of `{qualified}` ({reason}): their holder is unknown");
-                settlement.notes.push(note);
+                match unreadable.iter_mut().find(|(known, _)| *known == reason) {
+                    Some((_, stacks)) => stacks.push(qualified),
+                    None => unreadable.push((reason, vec![qualified])),
+                }
                 continue;
             }
         };
@@ -83,6 +87,13 @@ pub fn settle_pulumi_locks(
                 )),
             }
         }
+    }
+    for (reason, stacks) in unreadable {
+        settlement.notes.push(format!(
+            "cannot read the Pulumi locks of `{}`{} ({reason}): their holders are unknown",
+            stacks[0],
+            if stacks.len() > 1 { format!(" and {} more stacks", stacks.len() - 1) } else { String::new() }
+        ));
     }
     settlement
 }
