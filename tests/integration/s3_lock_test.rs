@@ -54,11 +54,11 @@ fn unlock_on_s3_leaves_a_live_update_alone_unless_forced() {
     let mut holder = std::process::Command::new("sleep").arg("120").spawn().unwrap();
     let host = this_host();
     let lock = put_lock(&store, "live", holder.id(), &host);
-    // The last local run was interrupted while `net` ran: what made the old `unlock` cancel it.
-    std::fs::create_dir_all(workspace.path(".runner/history")).unwrap();
+    // The newest local run was interrupted while `net` ran: what made the old `unlock` run
+    // `pulumi cancel`, which removed this live holder's lock (checked against 798ac77).
     workspace.file(
-        ".runner/history/20260101T000000Z-1.json",
-        r#"{"run_id":"20260101T000000Z-1","provider":"one","stack":"dev","operation":"up","state":"interrupted","pid":1,"host":"h","started":1.0,"ended":2.0,"projects":[{"project":"net","result":"cancelled","attempts":1,"started":1.0,"ended":2.0,"reason":null}]}"#,
+        ".runner/history/29991231T000000Z-1.json",
+        r#"{"run_id":"29991231T000000Z-1","provider":"one","stack":"dev","operation":"up","state":"interrupted","pid":1,"host":"h","started":32503593600.0,"ended":32503593601.0,"projects":[{"project":"net","result":"cancelled","attempts":1,"started":32503593600.0,"ended":32503593601.0,"reason":null}]}"#,
     );
 
     let refused = workspace.run(&["unlock", "--provider", "one", "--stack", "dev"]);
