@@ -97,3 +97,72 @@ pub fn settle_pulumi_locks(
     }
     settlement
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::graph::test_provider;
+    use crate::provider::{Phase, Prerequisite};
+    use crate::pulumi::{Backend, ChildEnvironment};
+
+    fn lock(state: &std::path::Path, project: &str, name: &str, pid: u32, host: &str) -> std::path::PathBuf {
+        let dir = state.join(".pulumi/locks/organization").join(project).join("dev");
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(format!("{name}.json"));
+        let json = format!(r#"{{"pid":{pid},"username":"me","hostname":"{host}","timestamp":"2026-11-22T22:05:19Z"}}"#);
+        std::fs::write(&file, json).unwrap();
+        file
+    }
+
+    /// Every shape of holder, on a planned project and on a prerequisite the plan does not list:
+    /// a run removes only the gone one and names every other; `validate` removes nothing.
+    #[test]
+    fn a_run_removes_only_gone_holders_and_names_every_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut provider = test_provider(&[("app", Phase::Infrastructure, &[]), ("creds", Phase::Infrastructure, &[])]);
+        provider.projects_root = dir.path().join("projects");
+        provider.projects[0].prerequisites =
+            vec![Prerequisite { project: ProjectPath::new("creds"), succeeded_within: Duration::from_secs(1) }];
+        for name in ["app", "creds"] {
+            std::fs::create_dir_all(provider.projects_root.join(name)).unwrap();
+            std::fs::write(
+                provider.projects_root.join(name).join("Pulumi.yaml"),
+                format!("name: {name}\nruntime: yaml\n"),
+            )
+            .unwrap();
+        }
+        let state = dir.path().join("state");
+        let host = crate::history::host_name();
+        let dead = lock(&state, "creds", "dead", 999_999_999, &host);
+        let live = lock(&state, "app", "live", std::process::id(), &host);
+        let remote = lock(&state, "app", "remote", 999_999_999, "another-host");
+        let root = crate::config::RepositoryRoot::unchecked(dir.path());
+        let environment = ChildEnvironment::build(
+            [("PULUMI_BACKEND_URL".to_string(), format!("file://{}", state.display()))],
+            &Default::default(),
+            &root,
+        );
+        let backend = Backend::from_environment(&environment);
+        let locks = PulumiLocks { backend: &backend, environment: &environment };
+        let planned = vec![&provider.projects[0]];
+        let projects = with_prerequisites(&provider, &planned);
+        assert_eq!(projects.len(), 2, "the prerequisite is read too");
+
+        let checked = settle_pulumi_locks(&locks, &provider, &projects, "dev", "runner unlock -s dev", false);
+        assert!(checked.removed.is_empty() && dead.exists(), "validate removes nothing");
+        assert!(checked.notes.iter().any(|note| note.contains("the next run removes the lock")), "{checked:?}");
+        assert_eq!(checked.problems.len(), 2, "{checked:?}");
+
+        let settled = settle_pulumi_locks(&locks, &provider, &projects, "dev", "runner unlock -s dev", true);
+        assert_eq!(settled.removed.len(), 1, "{settled:?}");
+        assert!(settled.removed[0].contains("`organization/creds/dev` left by `pulumi` pid 999999999 of `me@"));
+        assert!(!dead.exists() && live.exists() && remote.exists());
+        let problems = settled.problems.join("\n");
+        assert!(problems.contains(&format!("pid {} of `me@{host}`", std::process::id())), "{problems}");
+        assert!(problems.contains("which still runs"), "{problems}");
+        assert!(problems.contains("`me@another-host` since 2026-11-22T22:05:19Z"), "{problems}");
+        assert!(problems.contains("`runner unlock -s dev --force`"), "{problems}");
+    }
+}
