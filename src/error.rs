@@ -103,6 +103,9 @@ pub enum UserError {
     #[error("secret `{key}` would go into the shared stack file `{file}` for every project's stack, but backend `{backend}` encrypts each stack with its own key: only one stack could decrypt it")]
     SharedSecretRefused { key: String, file: PathBuf, backend: String, default_env: Option<String> },
 
+    #[error("{} Pulumi lock(s) left alone: their holder is not provably gone:\n{}", .locks.len(), problem_list(.locks))]
+    LocksHeld { locks: Vec<String>, force_command: String },
+
     #[error("{0}")]
     Usage(String),
 
@@ -154,7 +157,7 @@ impl UserError {
     pub fn exit_status(&self) -> ExitStatus {
         match self {
             UserError::Interrupted => ExitStatus::Interrupted,
-            UserError::Internal(_) | UserError::Unwritable { .. } => ExitStatus::Failure,
+            UserError::Internal(_) | UserError::Unwritable { .. } | UserError::LocksHeld { .. } => ExitStatus::Failure,
             _ => ExitStatus::Usage,
         }
     }
@@ -177,6 +180,9 @@ impl UserError {
                     .into(),
             ),
             UserError::ProgramMissing { hint, .. } => Some(hint.clone()),
+            UserError::LocksHeld { force_command, .. } => Some(format!(
+                "wait for the holder to finish; once it is gone for good, `{force_command}` removes the locks"
+            )),
             UserError::StackBusy { lock, .. } => Some(format!(
                 "wait for it, or pass `--wait`; if that runner is gone for good, remove `{}`",
                 lock.display()

@@ -80,7 +80,7 @@ pub enum CommandArguments {
     #[command(after_help = COMPLETIONS_HELP)]
     Completions(CompletionsArguments),
     /// Remove the Pulumi locks a runner that died left on a stack (only once their holder is gone).
-    Unlock(StackArguments),
+    Unlock(UnlockArguments),
     /// Set stack configuration the way a run reads it: `runner config set [--secret] KEY [--project P]`.
     Config(ConfigArguments),
     /// Write the graph for another engine: `runner export pko` for the Pulumi Kubernetes Operator.
@@ -118,6 +118,10 @@ pub struct ConfigSetArguments {
     /// The project whose declared secret this is (it goes where that project's secrets live).
     #[arg(long, value_name = "PROJECT")]
     pub project: Option<String>,
+
+    /// While a run (or another `config set`) holds the stack, wait for it instead of refusing.
+    #[arg(long)]
+    pub wait: bool,
 }
 
 #[derive(Debug, Args)]
@@ -265,6 +269,17 @@ pub struct StackArguments {
     /// Stack name shared by every project; defaults to `PULUMI_STACK` from the environment file.
     #[arg(long, short = 's', value_name = "NAME")]
     pub stack: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct UnlockArguments {
+    #[command(flatten)]
+    pub stack: StackArguments,
+
+    /// Also remove locks whose holder may still run (another host, a live process), after
+    /// printing who held each one and since when.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]

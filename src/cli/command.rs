@@ -16,7 +16,8 @@ pub enum Command {
     Doctor(ProviderSettings),
     Outputs(super::OutputsSettings),
     Completions(clap_complete::Shell),
-    Unlock(StackSettings),
+    /// The stack, and `--force`.
+    Unlock(StackSettings, bool),
     ConfigSet(super::ConfigSetSettings),
     Timeline(crate::cli::TimelineSettings),
     Export(super::ExportSettings),
@@ -56,7 +57,9 @@ impl Command {
             CommandArguments::History(history) => Command::History(HistorySettings::from_arguments(history)),
             CommandArguments::Doctor(doctor) => Command::Doctor(ProviderSettings::from_arguments(doctor.provider)),
             CommandArguments::Completions(completions) => Command::Completions(completions.shell),
-            CommandArguments::Unlock(stack) => Command::Unlock(StackSettings::from_arguments(stack, &root)?),
+            CommandArguments::Unlock(unlock) => {
+                Command::Unlock(StackSettings::from_arguments(unlock.stack, &root)?, unlock.force)
+            }
             CommandArguments::Config(config) => match config.action {
                 super::arguments::ConfigAction::Set(set) => Command::ConfigSet(super::ConfigSetSettings {
                     stack: StackSettings::from_arguments(set.stack, &root)?,
@@ -64,6 +67,7 @@ impl Command {
                     value: set.value,
                     secret: set.secret,
                     project: set.project,
+                    wait: set.wait,
                 }),
             },
             CommandArguments::Timeline(timeline) => Command::Timeline(timeline.into()),

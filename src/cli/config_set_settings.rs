@@ -10,4 +10,6 @@ pub struct ConfigSetSettings {
     pub secret: bool,
     /// The project whose declared secret this is: it goes to the provider's secrets project.
     pub project: Option<String>,
+    /// Wait for the runner's stack lock instead of refusing while another command holds it.
+    pub wait: bool,
 }

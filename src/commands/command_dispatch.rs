@@ -15,7 +15,7 @@ pub fn execute(command: Command, settings: &Settings) -> Result<ExitStatus> {
         Command::Doctor(provider) => super::doctor(settings, &provider),
         Command::Outputs(outputs) => super::outputs(settings, &outputs),
         Command::Completions(shell) => super::completions(shell),
-        Command::Unlock(stack) => super::unlock(settings, &stack),
+        Command::Unlock(stack, force) => super::unlock(settings, &stack, force),
         Command::ConfigSet(request) => super::config_set(settings, &request),
         Command::Timeline(timeline) => super::timeline(settings, &timeline),
         Command::Export(export) => super::export(settings, &export),

@@ -5,6 +5,7 @@ use crate::cli::{ConfigSetSettings, Settings};
 use crate::config::{add_stack_config_values, StackConfig};
 use crate::error::{Result, UserError};
 use crate::exit_status::ExitStatus;
+use crate::history::StackLock;
 use crate::provider::ProjectPath;
 use crate::pulumi::SecretStore;
 use crate::pulumi::{Backend, ChildEnvironment};
@@ -31,6 +32,10 @@ pub fn config_set(settings: &Settings, request: &ConfigSetSettings) -> Result<Ex
         None => read_value(&request.key, request.secret)?,
     };
     let stack = &request.stack.stack;
+    // One writer per stack: a run or another `config set` stores into the same stack file and
+    // stack, and a write between their read and their write would be lost.
+    let command = format!("runner config set {} --provider {} --stack {stack}", request.key, loaded.provider.name);
+    let _lock = StackLock::acquire(&settings.root.state_dir(), stack, &command, request.wait)?;
     if !request.secret {
         let path = settings.root.stack_config_file(stack);
         let existing = std::fs::read_to_string(&path).ok();

@@ -18,6 +18,7 @@ mod planned_run;
 mod preflight_gate;
 mod providers_command;
 mod pulumi_location;
+mod pulumi_lock_recovery;
 mod python_runtime_check;
 mod run_changes;
 mod run_command;

@@ -30,6 +30,7 @@ pub fn preflight_and_gather(
         reports: run.reports.iter().map(report_path).collect(),
         unlock_command: unlock_command(&loaded.provider.name, &run.stack.stack),
         require_passphrase: false,
+        report_locks: false,
     });
     if run.interactive || preflight.problems.is_empty() {
         preflight.into_result()?;

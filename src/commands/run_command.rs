@@ -58,6 +58,13 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     }
     let keep = history_keep(&environment)?;
     let lock = lock_stack(settings, run, &loaded, &store)?;
+    let recovered_locks = super::pulumi_lock_recovery::recover_pulumi_locks(
+        &loaded,
+        &run.stack.stack,
+        &environment,
+        &backend,
+        &selected,
+    )?;
     // This run is one of the `keep`.
     store.prune(&loaded.provider.name, &run.stack.stack, keep - 1);
     let mask = run_secret_mask(&environment, &loaded.provider, pending.passphrase.as_deref());
@@ -70,7 +77,9 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
             .map_err(|err| UserError::Unwritable { path: dir.to_path_buf(), reason: err.to_string() })?;
     }
     if !pending.config_values.is_empty() {
-        add_stack_config_values(check.config.path(), check.config.text(), &pending.config_values)?;
+        // Read again under the stack lock: the file may have changed since the checks read it.
+        let current = std::fs::read_to_string(check.config.path()).ok();
+        add_stack_config_values(check.config.path(), current.as_deref(), &pending.config_values)?;
     }
     for (secret_store, key, value) in &pending.secrets {
         mask.add(value);
@@ -92,7 +101,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     // Outputs files (plain secrets) a killed runner's hooks left behind.
     crate::hooks::HookTempDir::remove_leftovers();
     let outputs = (cli.pulumi.clone(), cli.environment.clone(), cli.mask.clone());
-    let (summary, history_error) = execute_plan(settings, run, &loaded, plan, cli, store.clone())?;
+    let (summary, history_error) = execute_plan(settings, run, &loaded, plan, cli, store.clone(), recovered_locks)?;
     report_stack_locks(&loaded, &backend, &run.stack.stack, &summary);
     drop(lock);
     let table_on_stdout = !(settings.style.interactive_terminal && settings.style.stdout_terminal);
@@ -140,6 +149,14 @@ fn lock_stack(settings: &Settings, run: &RunSettings, loaded: &LoadedProvider, s
     let lock = StackLock::acquire(&settings.root.state_dir(), &run.stack.stack, &command_line(run, loaded), run.wait)?;
     if let Some(stale) = &lock.replaced_stale {
         crate::text::stderr_line!("warning: took over the lock of a runner that is gone ({})", stale.describe());
+        // Its `pulumi`s may live on and take a stack's lock after this run read the locks.
+        let stopped = crate::pulumi::stop_orphaned_children(stale.pid);
+        if stopped > 0 {
+            crate::text::stderr_line!(
+                "stopped {} left running by that runner",
+                crate::text::counted_as(stopped, "process", "processes")
+            );
+        }
     }
     for abandoned in store.settle_abandoned(&loaded.provider.name, &run.stack.stack) {
         crate::text::stderr_line!(
@@ -159,6 +176,7 @@ fn execute_plan(
     plan: ExecutionPlan,
     mut cli: PulumiCliContext,
     store: RunStore,
+    recovered_locks: Vec<String>,
 ) -> Result<(RunSummary, HistoryError)> {
     let run_id = new_run_id();
     let log_dir = settings.root.state_dir().join("logs").join(&run_id);
@@ -175,6 +193,7 @@ fn execute_plan(
         parallelism: run.parallelism,
         log_dir: log_dir.clone(),
         started: SystemTime::now(),
+        recovered_locks,
     };
     let mask = cli.mask.clone();
     let context = LifecycleContext {

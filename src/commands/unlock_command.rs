@@ -1,88 +1,119 @@
+use std::path::Path;
+
 use super::LoadedProvider;
 use crate::cancel::{Cancellation, ChildEnd, ChildProcess, QUERY_TIMEOUT};
 use crate::cli::{Settings, StackSettings};
 use crate::error::{Result, UserError};
 use crate::exit_status::ExitStatus;
-use crate::history::{ProjectState, RunStore, StackLock};
-use crate::preflight::abandoned_pulumi_locks;
-use crate::pulumi::{Backend, ChildEnvironment, PulumiManifest};
+use crate::history::StackLock;
+use crate::pulumi::{Backend, ChildEnvironment, HolderState, LockListing, PulumiLocks, PulumiManifest};
 
-/// `runner unlock`: removes the Pulumi locks a runner that died left on the provider's stacks.
-/// Refused while another runner holds the stack; on a file backend only locks whose `pulumi`
-/// is gone from this host are removed; elsewhere `pulumi cancel` runs, with the environment the
-/// runner gives its children, for the projects the last run left cancelled or running.
-pub fn unlock(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> {
+/// `runner unlock [--force]`: removes Pulumi's locks on the provider's stacks. A lock goes
+/// when its holder is provably gone (a `pulumi` of this host that is dead or a zombie, or
+/// orphaned by a runner that died, stopped first); any other holder is named and the command
+/// fails, unless `--force`, which removes the lock after saying who held it and since when.
+/// Where locks cannot be read (`azblob://`, `gs://`, the Pulumi Cloud) only `--force` acts,
+/// through `pulumi cancel`.
+pub fn unlock(settings: &Settings, stack: &StackSettings, force: bool) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &stack.provider)?;
     let command = super::unlock_command(&loaded.provider.name, &stack.stack);
-    // Holding the runner's own lock proves no living runner works on this stack meanwhile.
+    // Holding the runner's own lock proves no living runner of this checkout works on this stack meanwhile.
     let _lock = StackLock::acquire(&settings.root.state_dir(), &stack.stack, &command, false)?;
     let environment = ChildEnvironment::build(std::env::vars(), &stack.environment, &settings.root);
     let backend = Backend::from_environment(&environment);
-    let last_run = RunStore::new(&settings.root.state_dir()).runs_of(&loaded.provider.name, &stack.stack).pop();
+    let locks = PulumiLocks { backend: &backend, environment: &environment };
     let mut removed = 0;
+    let mut held = Vec::new();
     let mut failures = Vec::new();
     for project in loaded.graph.projects() {
         let dir = loaded.provider.dir_of(project);
         let Ok(manifest) = PulumiManifest::load(&dir) else { continue };
         let qualified = backend.qualified_stack(&manifest.name, &stack.stack);
-        if backend.is_local() {
-            for lock in abandoned_pulumi_locks(&backend, &manifest.name, &stack.stack) {
-                let attrs = lock.file.with_extension("json.attrs");
-                match std::fs::remove_file(&lock.file) {
+        let found = match locks.read(&manifest.name, &stack.stack) {
+            LockListing::Read(found) => found,
+            unreadable if force => {
+                if let LockListing::Unreadable(reason) = unreadable {
+                    crate::text::stderr_line!(
+                        "cannot read the locks of `{qualified}` ({reason}): running `pulumi cancel`"
+                    );
+                }
+                match pulumi_cancel(&dir, &qualified, &environment) {
                     Ok(()) => {
-                        let _ = std::fs::remove_file(attrs);
-                        crate::text::stdout_line!(
-                            "removed the lock of `{qualified}` left by `pulumi` pid {} (gone)",
-                            lock.pid
-                        );
+                        crate::text::stdout_line!("cancelled the update holding `{qualified}`");
                         removed += 1;
                     }
-                    Err(err) => failures.push(format!("cannot remove `{}`: {err}", lock.file.display())),
+                    Err(failure) => failures.push(failure),
                 }
+                continue;
             }
-            let held = backend
-                .lock_files(&manifest.name, &stack.stack)
-                .into_iter()
-                .filter(|file| file.extension().is_some_and(|ext| ext == "json"))
-                .count();
-            if held > 0 {
-                crate::text::stderr_line!("warning: `{qualified}` is locked by a `pulumi` that still runs or runs on another host: left alone");
+            LockListing::NotKept => continue,
+            LockListing::Unreadable(reason) => {
+                held.push(format!(
+                    "`{qualified}`: the runner cannot read its locks ({reason}), so their holder is unknown"
+                ));
+                continue;
             }
-            continue;
-        }
-        let stopped = last_run
-            .as_ref()
-            .and_then(|run| run.project(project.path.as_str()))
-            .is_some_and(|record| matches!(record.result, ProjectState::Cancelled | ProjectState::Running));
-        if !stopped {
-            continue;
-        }
-        let pulumi = super::pulumi_location::find_pulumi(&environment)?;
-        let output = ChildProcess::new(pulumi)
-            .args(["cancel", "--stack", &qualified, "--yes", "--non-interactive"])
-            .current_dir(&dir)
-            .env_clear()
-            .envs(environment.vars())
-            .timeout(QUERY_TIMEOUT)
-            .output_blocking(&Cancellation::process());
-        if let ChildEnd::SpawnFailed(reason) = &output.end {
-            return Err(UserError::Internal(format!("cannot run `pulumi cancel`: {reason}")));
-        }
-        if output.success() {
-            crate::text::stdout_line!("cancelled the update holding `{qualified}`");
-            removed += 1;
-        } else {
-            failures.push(format!(
-                "`pulumi cancel --stack {qualified}`: {}",
-                String::from_utf8_lossy(&output.stderr).trim()
-            ));
+        };
+        for lock in found {
+            let mut state = lock.holder();
+            if matches!(state, HolderState::Orphan { .. }) && lock.stop_orphan() {
+                state = HolderState::Gone;
+            }
+            let line = match &state {
+                HolderState::Gone => {
+                    format!("removed the lock of `{qualified}` left by {}, which is gone", lock.describe())
+                }
+                _ if force => format!("removed the lock of `{qualified}` held by {}", lock.describe_holder(&state)),
+                HolderState::Unknown => {
+                    held.push(format!(
+                        "`{qualified}` is locked by {}, unknown from this host",
+                        lock.describe_holder(&state)
+                    ));
+                    continue;
+                }
+                _ => {
+                    held.push(format!("`{qualified}` is locked by {}, which still runs", lock.describe_holder(&state)));
+                    continue;
+                }
+            };
+            match locks.remove(&lock) {
+                Ok(()) => {
+                    crate::text::stdout_line!("{line}");
+                    removed += 1;
+                }
+                Err(failure) => failures.push(failure),
+            }
         }
     }
     if !failures.is_empty() {
         return Err(UserError::Internal(failures.join("\n")));
     }
+    if !held.is_empty() {
+        return Err(UserError::LocksHeld { locks: held, force_command: format!("{command} --force") });
+    }
     if removed == 0 {
-        crate::text::stdout_line!("no lock left by a stopped runner on stack `{}`", stack.stack);
+        crate::text::stdout_line!("no Pulumi lock on stack `{}`", stack.stack);
     }
     Ok(ExitStatus::Success)
+}
+
+/// `pulumi cancel`, with the environment the runner gives its children: where the runner cannot
+/// read the locks, the CLI removes them itself.
+fn pulumi_cancel(dir: &Path, qualified: &str, environment: &ChildEnvironment) -> std::result::Result<(), String> {
+    let pulumi = super::pulumi_location::find_pulumi(environment).map_err(|err| err.to_string())?;
+    let output = ChildProcess::new(pulumi)
+        .args(["cancel", "--stack", qualified, "--yes", "--non-interactive"])
+        .current_dir(dir)
+        .env_clear()
+        .envs(environment.vars())
+        .timeout(QUERY_TIMEOUT)
+        .output_blocking(&Cancellation::process());
+    if let ChildEnd::SpawnFailed(reason) = &output.end {
+        return Err(format!("cannot run `pulumi cancel`: {reason}"));
+    }
+    if output.success() {
+        Ok(())
+    } else {
+        Err(format!("`pulumi cancel --stack {qualified}`: {}", String::from_utf8_lossy(&output.stderr).trim()))
+    }
 }

@@ -26,6 +26,7 @@ pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus
         reports: Vec::new(),
         unlock_command: unlock_command(&loaded.provider.name, &stack.stack),
         require_passphrase: false,
+        report_locks: true,
     });
     let mut missing = check.missing.clone();
     let passphrase_set = environment.get("PULUMI_CONFIG_PASSPHRASE").is_some()

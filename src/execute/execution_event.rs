@@ -25,6 +25,8 @@ pub struct RunInfo {
     pub parallelism: usize,
     pub log_dir: PathBuf,
     pub started: SystemTime,
+    /// Pulumi locks whose holder was gone, removed before the run started.
+    pub recovered_locks: Vec<String>,
 }
 
 /// A kubeconfig context an `on_success` hook installed: the end of a run says where it went.

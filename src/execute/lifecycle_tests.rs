@@ -100,7 +100,26 @@ async fn retries_stop_at_the_policys_attempts() {
     let (reports, _, _, cli) = run(provider, Operation::Up, cli).await;
     let a = report(&reports, "a");
     assert_eq!((a.result, a.attempts, a.retried.len()), (ProjectResult::Failed, 2, 1));
-    assert_eq!(cli.calls(), ["up a", "up a"]);
+    assert_eq!(cli.calls(), ["up a", "recheck a", "up a"], "a locked stack's holder is read before the retry");
+}
+
+/// A locked stack is read again before the backoff: a holder that is gone (its lock removed)
+/// means the retry starts now; a live holder is named and waited for.
+#[tokio::test]
+async fn a_locked_stack_rechecks_its_holder_instead_of_waiting_blind() {
+    let locked = || failure("error: the stack is currently locked by 1 lock(s)");
+    for (recheck, expected) in [
+        (LockRecheck::Released("removed the lock left by pid 7, which is gone".into()), "which is gone); retrying now"),
+        (LockRecheck::Held("held by `pulumi` pid 8 of `me@here`".into()), "pid 8 of `me@here`); retrying in 1ms"),
+    ] {
+        let mut provider = test_provider(&[("a", I, &[])]);
+        retrying(&mut provider, "a", 2, &[]);
+        let cli = ScriptedCli { lock_recheck: Some(recheck), ..Default::default() }.script("a", vec![locked()]);
+        let (reports, _, notes, cli) = run(provider, Operation::Up, cli).await;
+        assert_eq!(report(&reports, "a").result, ProjectResult::Succeeded);
+        assert_eq!(cli.calls(), ["up a", "recheck a", "up a"]);
+        assert!(notes.iter().any(|note| note.ends_with(expected)), "{notes:?}");
+    }
 }
 
 #[tokio::test]

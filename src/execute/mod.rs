@@ -16,7 +16,7 @@ pub use crate::cancel::{CancelLevel, Cancellation};
 pub use execution_event::{EventSender, ExecutionEvent, InstalledKubeconfig, OutputStream, RunInfo};
 pub use executor::Executor;
 pub use operation_progress::{OperationProgress, ResourceChanges};
-pub use project_cli::{OperationOutcome, ProjectCli, StackOutputs, StackTarget};
+pub use project_cli::{LockRecheck, OperationOutcome, ProjectCli, StackOutputs, StackTarget};
 pub use project_job::ProjectJob;
 pub use project_lifecycle::{LifecycleContext, ProjectLifecycle};
 pub use project_report::{FailureDetail, ProjectReport, ProjectResult};

@@ -42,6 +42,17 @@ impl OperationOutcome {
     }
 }
 
+/// Who holds a stack's lock, asked again once an operation failed because the stack is locked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LockRecheck {
+    /// No lock is left (its holder was gone and the lock is removed, or it finished): try again now.
+    Released(String),
+    /// Its holder still runs, or cannot be seen from here: named, and waited for.
+    Held(String),
+    /// The CLI cannot tell.
+    Unknown,
+}
+
 /// The narrow waist between a project's lifecycle and the infrastructure CLI (`pulumi/` adapts it).
 /// Tests script it, so retries, prerequisites and hooks are tested without a process.
 pub trait ProjectCli: Send + Sync + 'static {
@@ -82,6 +93,12 @@ pub trait ProjectCli: Send + Sync + 'static {
         _operation: Operation,
     ) -> impl Future<Output = Option<SystemTime>> + Send {
         async { None }
+    }
+
+    /// After a failure that says the stack is locked: reads the lock, removes it when its holder
+    /// is provably gone, else names the holder.
+    fn recheck_stack_lock(&self, _project: &Project, _stack: &StackTarget) -> impl Future<Output = LockRecheck> + Send {
+        async { LockRecheck::Unknown }
     }
 
     /// When `project` last succeeded with `operation` on this stack before this run.

@@ -1,10 +1,16 @@
+use std::time::Duration;
+
 use super::{
-    CancelLevel, Cancellation, EventSender, ExecutionEvent, OperationOutcome, ProjectCli, ProjectLifecycle, StackTarget,
+    CancelLevel, Cancellation, EventSender, ExecutionEvent, LockRecheck, OperationOutcome, ProjectCli,
+    ProjectLifecycle, StackTarget,
 };
 use crate::plan::Operation;
 use crate::provider::Project;
 
 /// The last outcome of an operation after its retries.
+/// What Pulumi says when another update holds the stack's lock.
+const LOCKED: &str = "the stack is currently locked";
+
 pub(super) struct Retried {
     pub outcome: OperationOutcome,
     pub attempts: u32,
@@ -33,12 +39,25 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             }
             let summary = outcome.failure.as_ref().map(|failure| failure.summary.clone()).unwrap_or_default();
             attempt += 1;
-            let delay = policy.delay_before(attempt);
-            let message = format!(
-                "attempt {} failed ({summary}); retrying in {}",
-                attempt - 1,
-                humantime::format_duration(delay)
-            );
+            let mut delay = policy.delay_before(attempt);
+            let mut cause = summary.clone();
+            // A locked stack is not waited on blind: the holder is read again, and a lock whose
+            // holder is gone (a killed `pulumi`, a zombie) is removed so the retry starts at once.
+            if outcome.failure_text().contains(LOCKED) {
+                match self.cli.recheck_stack_lock(project, stack).await {
+                    LockRecheck::Released(what) => {
+                        delay = Duration::ZERO;
+                        cause = format!("{summary}; {what}");
+                    }
+                    LockRecheck::Held(holder) => cause = format!("{summary}, {holder}"),
+                    LockRecheck::Unknown => {}
+                }
+            }
+            let message = if delay.is_zero() {
+                format!("attempt {} failed ({cause}); retrying now", attempt - 1)
+            } else {
+                format!("attempt {} failed ({cause}); retrying in {}", attempt - 1, humantime::format_duration(delay))
+            };
             retried.push(summary);
             events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
             let mut stop = cancellation.subscribe();

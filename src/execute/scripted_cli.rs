@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-use super::{Cancellation, EventSender, FailureDetail, OperationOutcome, ProjectCli, StackOutputs, StackTarget};
+use super::{
+    Cancellation, EventSender, FailureDetail, LockRecheck, OperationOutcome, ProjectCli, StackOutputs, StackTarget,
+};
 use crate::plan::Operation;
 use crate::provider::{Project, ProjectPath};
 
@@ -19,6 +21,8 @@ pub struct ScriptedCli {
     /// What `locate_stack` says about existence.
     pub exists: Option<bool>,
     pub history: HashMap<String, SystemTime>,
+    /// What reading a locked stack's lock again finds; `None`: it cannot tell.
+    pub lock_recheck: Option<LockRecheck>,
 }
 
 impl ScriptedCli {
@@ -70,6 +74,11 @@ impl ProjectCli for ScriptedCli {
         self.call(format!("{operation} {}", project.path));
         let next = self.outcomes.lock().unwrap().get_mut(project.path.as_str()).and_then(VecDeque::pop_front);
         next.unwrap_or(OperationOutcome { succeeded: true, ..Default::default() })
+    }
+
+    async fn recheck_stack_lock(&self, project: &Project, _: &StackTarget) -> LockRecheck {
+        self.call(format!("recheck {}", project.path));
+        self.lock_recheck.clone().unwrap_or(LockRecheck::Unknown)
     }
 
     async fn read_outputs(&self, stack: &StackTarget) -> Result<StackOutputs, String> {

@@ -63,6 +63,7 @@ mod tests {
             host: "h".into(),
             started,
             ended: None,
+            recovered_locks: Vec::new(),
             projects: projects
                 .iter()
                 .map(|(path, result, seconds)| ProjectRecord {

@@ -132,6 +132,7 @@ impl Reporter for HistoryRecorder {
                     started: seconds(info.started),
                     ended: None,
                     projects: info.projects.iter().map(|path| ProjectRecord::pending(path.to_string(), None)).collect(),
+                    recovered_locks: info.recovered_locks.clone(),
                 });
                 self.successes = Some(self.store.success_index(&info.stack));
                 self.save(true);
@@ -209,6 +210,7 @@ mod tests {
             parallelism: 1,
             log_dir: dir.path().join("logs"),
             started,
+            recovered_locks: Vec::new(),
         }));
         let finished = |project: &str, result: ProjectResult, operation: Option<Operation>| {
             let mut report = ProjectReport::not_run(ProjectPath::new(project), result, String::new());

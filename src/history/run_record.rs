@@ -145,6 +145,9 @@ pub struct RunRecord {
     pub ended: Option<f64>,
     /// Every planned project in start order; results fill in as they end.
     pub projects: Vec<ProjectRecord>,
+    /// Pulumi locks left by holders that were gone, which this run removed before it started.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recovered_locks: Vec<String>,
 }
 
 impl RunRecord {

@@ -154,6 +154,7 @@ mod tests {
             parallelism: 2,
             log_dir: dir.path().to_path_buf(),
             started,
+            recovered_locks: Vec::new(),
         }));
         let note = |message: &str| ExecutionEvent::ProjectNote { project: project.clone(), message: message.into() };
         recorder.on_event(&ExecutionEvent::ProjectStarted { project: project.clone(), attempt: 1, at: started });

@@ -49,7 +49,7 @@ pub fn forecast_remaining(plan: &ExecutionPlan, parallelism: usize, progress: &[
                 if remaining[next] == usize::MAX {
                     continue;
                 }
-                remaining[next] -= 1;
+                remaining[next] = remaining[next].saturating_sub(1);
                 if remaining[next] == 0 {
                     if next == barrier {
                         stack.push(next);

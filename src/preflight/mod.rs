@@ -1,11 +1,11 @@
 mod preflight_report;
 mod program_presence;
 mod provider_checks;
-mod pulumi_lock_holder;
+mod pulumi_lock_check;
 mod writable_probe;
 
 pub use preflight_report::{Preflight, PreflightInput};
 pub use program_presence::program_problem;
 pub use provider_checks::{provider_checks, ProviderCheck};
-pub use pulumi_lock_holder::{abandoned_pulumi_locks, AbandonedLock};
+pub use pulumi_lock_check::{settle_pulumi_locks, with_prerequisites, LockSettlement};
 pub use writable_probe::{probe_writable, WritableProbe};

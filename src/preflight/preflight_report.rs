@@ -3,11 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{abandoned_pulumi_locks, program_problem, WritableProbe};
+use super::{program_problem, settle_pulumi_locks, with_prerequisites, WritableProbe};
 use crate::config::RepositoryRoot;
 use crate::error::UserError;
 use crate::provider::{Project, Provider};
-use crate::pulumi::{Backend, ChildEnvironment, PulumiManifest};
+use crate::pulumi::{Backend, ChildEnvironment, PulumiLocks, PulumiManifest};
 
 /// What the preflight looks at.
 pub struct PreflightInput<'a> {
@@ -24,6 +24,9 @@ pub struct PreflightInput<'a> {
     pub unlock_command: String,
     /// Also ask for the passphrase of a passphrase backend (`validate`; a run asks in a terminal).
     pub require_passphrase: bool,
+    /// Name Pulumi's locks on the stacks (`validate`). A run reads them once it holds the
+    /// runner's own stack lock, and removes those whose holder is gone.
+    pub report_locks: bool,
 }
 
 /// The problems (each stops the run) and notes (said once, never stop it) of a preflight.
@@ -49,6 +52,14 @@ impl Preflight {
         }
         for project in &input.projects {
             preflight.check_project(input, project);
+        }
+        if input.report_locks {
+            let locks = PulumiLocks { backend: input.backend, environment: input.environment };
+            let projects = with_prerequisites(input.provider, &input.projects);
+            let found =
+                settle_pulumi_locks(&locks, input.provider, &projects, input.stack, &input.unlock_command, false);
+            preflight.problems.extend(found.problems);
+            preflight.notes.extend(found.notes);
         }
         let state_dir = input.root.state_dir();
         let mut probe = WritableProbe::default();
@@ -107,15 +118,6 @@ impl Preflight {
         };
         if let Some(problem) = program_problem(&dir, &manifest.runtime) {
             self.problems.push(format!("project `{}`: {problem}", project.path));
-        }
-        for lock in abandoned_pulumi_locks(input.backend, &manifest.name, input.stack) {
-            self.problems.push(format!(
-                "stack `{}` is locked by `pulumi` pid {} that is gone from this host (since {}); run `{}` to remove the lock",
-                input.backend.qualified_stack(&manifest.name, input.stack),
-                lock.pid,
-                lock.timestamp,
-                input.unlock_command
-            ));
         }
     }
 

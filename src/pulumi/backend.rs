@@ -37,6 +37,10 @@ impl Backend {
         format!("{}/{project_name}/{stack}", self.organization)
     }
 
+    pub fn organization(&self) -> &str {
+        &self.organization
+    }
+
     /// `Some(exists)` on a file backend, `None` where only Pulumi can tell.
     pub fn stack_exists(&self, project_name: &str, stack: &str) -> Option<bool> {
         let dir = self.local_dir.as_ref()?.join(".pulumi").join("stacks").join(project_name);

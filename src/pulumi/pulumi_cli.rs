@@ -134,6 +134,18 @@ impl PulumiCli {
 }
 
 impl ProjectCli for PulumiCli {
+    async fn recheck_stack_lock(&self, project: &Project, _stack: &StackTarget) -> crate::execute::LockRecheck {
+        let context = &self.context;
+        let dir = context.provider.dir_of(project);
+        super::lock_recheck::recheck_lock(
+            dir,
+            context.backend.clone(),
+            context.environment.clone(),
+            context.stack.clone(),
+        )
+        .await
+    }
+
     async fn locate_stack(&self, project: &Project) -> Result<StackTarget, String> {
         let context = &self.context;
         let dir = context.provider.dir_of(project);

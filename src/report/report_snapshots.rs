@@ -35,6 +35,7 @@ fn run_started(projects: &[&str]) -> ExecutionEvent {
         parallelism: 4,
         log_dir: PathBuf::from("/home/someone/mara/.runner/logs/20260101T000000Z-4242"),
         started: at(0),
+        recovered_locks: Vec::new(),
     })
 }
 

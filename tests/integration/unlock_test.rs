@@ -1,5 +1,5 @@
-//! A runner killed with `kill -9` leaves Pulumi's lock: the next run names it before starting
-//! anything, and the `runner unlock` it prints works verbatim.
+//! A runner killed with `kill -9` leaves Pulumi's lock: the next run removes it itself (its
+//! holder is provably gone) and says so; `runner unlock` refuses a live holder unless `--force`.
 
 use std::time::{Duration, Instant};
 
@@ -14,7 +14,7 @@ fn lock_files(workspace: &Workspace) -> Vec<String> {
 }
 
 #[test]
-fn a_lock_left_by_a_killed_runner_is_reported_first_and_unlock_runs_as_printed() {
+fn a_lock_left_by_a_killed_runner_is_removed_by_the_next_run() {
     let workspace = Workspace::with_real_pulumi();
     workspace.provider("slow", "[[project]]\npath = \"slow\"\nphase = \"infrastructure\"\n").file(
         "projects/slow/Pulumi.yaml",
@@ -50,40 +50,83 @@ fn a_lock_left_by_a_killed_runner_is_reported_first_and_unlock_runs_as_printed()
     assert!(!lock_files(&workspace).is_empty(), "the killed pulumi must have left its lock");
 
     workspace.file("projects/slow/Pulumi.yaml", "name: slow\nruntime: yaml\noutputs:\n  value: done\n");
-    let refused = workspace.run(&["up", "--provider", "slow", "--stack", "dev", "--non-interactive"]);
-    refused
-        .expect_code(2)
-        .expect_stderr_contains(&format!("is locked by `pulumi` pid {pulumi_pid} that is gone from this host"));
-    let stderr = refused.stderr();
-    let hint = stderr.split('`').find(|part| part.starts_with("runner unlock")).expect("an unlock hint").to_string();
-    let args: Vec<&str> = hint.split_whitespace().skip(1).collect();
-    let unlocked = workspace.run(&args);
-    unlocked.expect_code(0);
-    assert!(unlocked.stdout().contains(&format!("left by `pulumi` pid {pulumi_pid}")), "{}", unlocked.stdout());
+    // The next plain run removes the lock itself: its holder is provably gone.
+    let recovered = workspace.run(&["up", "--provider", "slow", "--stack", "dev", "--non-interactive"]);
+    recovered.expect_code(0).expect_stderr_contains(&format!(
+        "removed the lock of `organization/slow/dev` left by `pulumi` pid {pulumi_pid} of `"
+    ));
     assert!(lock_files(&workspace).is_empty(), "{:?}", lock_files(&workspace));
-    workspace.run(&["up", "--provider", "slow", "--stack", "dev", "--non-interactive"]).expect_code(0);
+    let record = newest_record(&workspace);
+    let recovered_locks = record["recovered_locks"].as_array().expect("the record names the removed lock");
+    assert!(recovered_locks[0].as_str().unwrap().contains(&format!("pid {pulumi_pid}")), "{record}");
 }
 
-/// A lock whose `pulumi` still runs is never removed.
+fn newest_record(workspace: &Workspace) -> serde_json::Value {
+    let dir = workspace.path(".runner/history");
+    let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|entry| entry.path()).collect();
+    names.sort();
+    serde_json::from_slice(&std::fs::read(names.last().unwrap()).unwrap()).unwrap()
+}
+
+fn this_host() -> String {
+    String::from_utf8(std::process::Command::new("hostname").output().unwrap().stdout).unwrap().trim().to_string()
+}
+
+fn lock_json(pid: u32, host: &str) -> String {
+    format!(r#"{{"pid":{pid},"username":"root","hostname":"{host}","timestamp":"2026-11-22T22:05:19Z"}}"#)
+}
+
+/// A prerequisite the plan does not list is still an operation of the run: the `up` preflight
+/// removes its dead lock instead of retrying Pulumi's lock until it gives up.
 #[test]
-fn unlock_leaves_a_living_holders_lock_alone() {
+fn a_prerequisites_dead_lock_is_removed_by_the_run_that_needs_it() {
+    let workspace = Workspace::with_real_pulumi();
+    workspace
+        .provider(
+            "pre",
+            "[[project]]\npath = \"creds\"\nphase = \"infrastructure\"\nonly_as_prerequisite = true\n\n[[project]]\npath = \"app\"\nphase = \"infrastructure\"\nprerequisites = [{ project = \"creds\", succeeded_within = \"1s\" }]\n",
+        )
+        .file("projects/creds/Pulumi.yaml", "name: creds\nruntime: yaml\noutputs:\n  value: fresh\n")
+        .file("projects/app/Pulumi.yaml", "name: app\nruntime: yaml\noutputs:\n  value: app\n");
+    let locks = workspace.path(".state/.pulumi/locks/organization/creds/dev");
+    std::fs::create_dir_all(&locks).unwrap();
+    std::fs::write(locks.join("dead.json"), lock_json(999_999_999, &this_host())).unwrap();
+    let up = workspace.run(&["up", "--provider", "pre", "--stack", "dev", "--non-interactive"]);
+    up.expect_code(0)
+        .expect_stderr_contains("removed the lock of `organization/creds/dev` left by `pulumi` pid 999999999");
+    assert!(lock_files(&workspace).is_empty(), "{:?}", lock_files(&workspace));
+}
+
+/// A lock whose `pulumi` still runs is never removed without `--force`, which says who held it.
+#[test]
+fn unlock_refuses_a_living_holder_and_force_names_it() {
     let workspace = Workspace::new();
     workspace.provider("one", "[[project]]\npath = \"net\"\nphase = \"infrastructure\"\n").project("net");
     let locks = workspace.path(".runner/backend/.pulumi/locks/organization/net/dev");
     std::fs::create_dir_all(&locks).unwrap();
-    let host = String::from_utf8(std::process::Command::new("hostname").output().unwrap().stdout).unwrap();
-    std::fs::write(
-        locks.join("held.json"),
-        format!(
-            r#"{{"pid":{},"username":"root","hostname":"{}","timestamp":"2026-11-22T22:05:19Z"}}"#,
-            std::process::id(),
-            host.trim()
-        ),
-    )
-    .unwrap();
-    let output = workspace.run(&["unlock", "--provider", "one", "--stack", "dev"]);
-    output.expect_code(0).expect_stderr_contains("still runs");
+    let host = this_host();
+    std::fs::write(locks.join("held.json"), lock_json(std::process::id(), &host)).unwrap();
+    let refused = workspace.run(&["unlock", "--provider", "one", "--stack", "dev"]);
+    refused
+        .expect_code(1)
+        .expect_stderr_contains(&format!(
+            "`pulumi` pid {} of `root@{host}` since 2026-11-22T22:05:19Z",
+            std::process::id()
+        ))
+        .expect_stderr_contains("which still runs")
+        .expect_stderr_contains("runner unlock --provider one --stack dev --force");
     assert!(locks.join("held.json").exists());
+    let forced = workspace.run(&["unlock", "--provider", "one", "--stack", "dev", "--force"]);
+    forced.expect_code(0);
+    assert!(
+        forced.stdout().contains(&format!(
+            "held by `pulumi` pid {} of `root@{host}` since 2026-11-22T22:05:19Z",
+            std::process::id()
+        )),
+        "{}",
+        forced.stdout()
+    );
+    assert!(!locks.join("held.json").exists());
 }
 
 use std::os::unix::fs::OpenOptionsExt;

@@ -1,0 +1,35 @@
+use std::collections::BTreeSet;
+
+use super::LoadedProvider;
+use crate::error::{Result, UserError};
+use crate::graph::NodeIndex;
+use crate::preflight::{settle_pulumi_locks, with_prerequisites};
+use crate::pulumi::{Backend, ChildEnvironment, PulumiLocks};
+
+/// Before a run starts anything, and while it holds the runner's stack lock: Pulumi's locks on
+/// the planned projects' stacks and their prerequisites'. Locks whose holder is provably gone
+/// (a killed runner's `pulumi`) are removed, one stderr line each, and returned for the run's
+/// record; any other holder stops the run here, named.
+pub fn recover_pulumi_locks(
+    loaded: &LoadedProvider,
+    stack: &str,
+    environment: &ChildEnvironment,
+    backend: &Backend,
+    selected: &BTreeSet<NodeIndex>,
+) -> Result<Vec<String>> {
+    let planned: Vec<_> = selected.iter().map(|&node| loaded.graph.project(node)).collect();
+    let projects = with_prerequisites(&loaded.provider, &planned);
+    let locks = PulumiLocks { backend, environment };
+    let unlock = super::unlock_command(&loaded.provider.name, stack);
+    let settlement = settle_pulumi_locks(&locks, &loaded.provider, &projects, stack, &unlock, true);
+    for line in &settlement.removed {
+        crate::text::stderr_line!("{line}");
+    }
+    for note in &settlement.notes {
+        crate::text::stderr_line!("note: {note}");
+    }
+    if !settlement.problems.is_empty() {
+        return Err(UserError::PreflightFailed { problems: settlement.problems });
+    }
+    Ok(settlement.removed)
+}

@@ -1,0 +1,241 @@
+//! Pulumi's own stack locks, read the same way on every DIY backend: who holds one (user, host,
+//! pid, since when) and whether that holder is provably gone. Nothing is ever guessed: a lock is
+//! gone only when its holder ran on this host and no longer runs.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+
+use super::s3_client::S3Client;
+use super::{Backend, ChildEnvironment, MARKER_VARIABLE};
+use crate::history::{host_name, process_alive};
+
+/// A lock object (`.pulumi/locks/<org>/<project>/<stack>/<id>.json`) as the real CLI writes it:
+/// `{"pid":20701,"username":"root","hostname":"vm","timestamp":"2026-11-22T22:05:19Z"}`.
+#[derive(Debug, Clone, Default, Deserialize)]
+struct LockContent {
+    #[serde(default)]
+    pid: u32,
+    #[serde(default)]
+    username: String,
+    #[serde(default)]
+    hostname: String,
+    #[serde(default)]
+    timestamp: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum LockPlace {
+    File(PathBuf),
+    S3Key(String),
+}
+
+/// One lock on a stack and who holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PulumiLock {
+    place: LockPlace,
+    /// 0 when the lock object could not be read.
+    pub pid: u32,
+    pub username: String,
+    pub hostname: String,
+    pub timestamp: String,
+}
+
+/// What the runner knows of a lock's holder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HolderState {
+    /// This host, and the process is dead or a zombie: nothing will ever release the lock.
+    Gone,
+    /// A `pulumi` on this host whose runner is gone: nobody reads what it does, and once it is
+    /// stopped its lock is gone too.
+    Orphan { command: String },
+    /// A process on this host that runs; its command line when readable.
+    Live { command: String },
+    /// Another host (or an unreadable lock): only its holder knows.
+    Unknown,
+}
+
+impl PulumiLock {
+    /// `pulumi` pid 123 of `root@vm` since 2026-11-22T22:05:19Z
+    pub fn describe(&self) -> String {
+        if self.pid == 0 {
+            return format!("an unreadable lock (`{}`)", self.location());
+        }
+        let since = if self.timestamp.is_empty() { String::new() } else { format!(" since {}", self.timestamp) };
+        format!("`pulumi` pid {} of `{}@{}`{since}", self.pid, self.username, self.hostname)
+    }
+
+    /// As `describe`, with the holder's command line when this host can read it.
+    pub fn describe_holder(&self, state: &HolderState) -> String {
+        match state {
+            HolderState::Live { command } | HolderState::Orphan { command } if !command.is_empty() => {
+                format!("{} (`{command}`)", self.describe())
+            }
+            _ => self.describe(),
+        }
+    }
+
+    pub fn location(&self) -> String {
+        match &self.place {
+            LockPlace::File(path) => path.display().to_string(),
+            LockPlace::S3Key(key) => key.clone(),
+        }
+    }
+
+    pub fn holder(&self) -> HolderState {
+        if self.pid == 0 || self.hostname != host_name() {
+            return HolderState::Unknown;
+        }
+        if !process_alive(self.pid) {
+            return HolderState::Gone;
+        }
+        let command = std::fs::read(format!("/proc/{}/cmdline", self.pid))
+            .map(|bytes| {
+                bytes
+                    .split(|byte| *byte == 0)
+                    .map(String::from_utf8_lossy)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .trim()
+                    .to_string()
+            })
+            .unwrap_or_default();
+        if runner_of(self.pid).is_some_and(|runner| !process_alive(runner)) {
+            HolderState::Orphan { command }
+        } else {
+            HolderState::Live { command }
+        }
+    }
+
+    /// Stops an orphaned holder the way a cancel would (SIGINT, so it may release the lock
+    /// itself), then SIGKILL; true once it is gone.
+    pub fn stop_orphan(&self) -> bool {
+        let Ok(pid) = i32::try_from(self.pid) else { return false };
+        for (signal, wait) in [(libc::SIGINT, Duration::from_secs(10)), (libc::SIGKILL, Duration::from_secs(5))] {
+            // SAFETY: only signals; the runner starts each `pulumi` as its process group's leader.
+            unsafe {
+                libc::kill(-pid, signal);
+                libc::kill(pid, signal);
+            }
+            let deadline = Instant::now() + wait;
+            while process_alive(self.pid) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            if !process_alive(self.pid) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// The pid of the runner that started `pid`, from the mark it put in the environment.
+fn runner_of(pid: u32) -> Option<u32> {
+    let environment = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let prefix = format!("{MARKER_VARIABLE}=");
+    environment.split(|byte| *byte == 0).find_map(|variable| {
+        let mark = std::str::from_utf8(variable).ok()?.strip_prefix(&prefix)?;
+        mark.split('-').next()?.parse().ok()
+    })
+}
+
+/// What a backend says about a stack's locks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LockListing {
+    Read(Vec<PulumiLock>),
+    /// The backend keeps its locks where the runner does not read them (the Pulumi Cloud
+    /// service refuses a second update itself).
+    NotKept,
+    /// Locks exist there but cannot be read (`azblob://`, `gs://`, or the store failed): their
+    /// holders are unknown, never gone.
+    Unreadable(String),
+}
+
+/// Reads and removes the Pulumi locks of a backend, with the environment the runner's children get.
+pub struct PulumiLocks<'a> {
+    pub backend: &'a Backend,
+    pub environment: &'a ChildEnvironment,
+}
+
+impl PulumiLocks<'_> {
+    pub fn read(&self, project_name: &str, stack: &str) -> LockListing {
+        let organization = self.backend.organization();
+        let folders = [
+            format!(".pulumi/locks/{organization}/{project_name}/{stack}/"),
+            format!(".pulumi/locks/{project_name}/{stack}/"),
+        ];
+        if self.backend.is_local() {
+            return LockListing::Read(
+                self.backend
+                    .lock_files(project_name, stack)
+                    .into_iter()
+                    .filter(|file| file.extension().is_some_and(|ext| ext == "json"))
+                    .map(|file| {
+                        let content = std::fs::read(&file).ok();
+                        parsed(LockPlace::File(file), content.as_deref())
+                    })
+                    .collect(),
+            );
+        }
+        let client = match S3Client::from_url(&self.backend.url, self.environment) {
+            Some(Ok(client)) => client,
+            Some(Err(reason)) => return LockListing::Unreadable(reason),
+            None if self.backend.url.starts_with("http://") || self.backend.url.starts_with("https://") => {
+                return LockListing::NotKept
+            }
+            None => {
+                let scheme = self.backend.url.split("://").next().unwrap_or_default();
+                return LockListing::Unreadable(format!("the runner cannot read locks on `{scheme}://` backends"));
+            }
+        };
+        let mut locks = Vec::new();
+        for folder in folders {
+            let keys = match client.list(&format!("{}{folder}", client.prefix)) {
+                Ok(keys) => keys,
+                Err(reason) => return LockListing::Unreadable(reason),
+            };
+            for key in keys.into_iter().filter(|key| key.ends_with(".json")) {
+                // A lock released between the list and the get is simply not there any more.
+                if let Ok(content) = client.get(&key) {
+                    locks.push(parsed(LockPlace::S3Key(key), Some(&content)));
+                }
+            }
+        }
+        LockListing::Read(locks)
+    }
+
+    pub fn remove(&self, lock: &PulumiLock) -> Result<(), String> {
+        match &lock.place {
+            LockPlace::File(file) => {
+                match std::fs::remove_file(file) {
+                    Ok(()) => {}
+                    Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(err) => return Err(format!("cannot remove `{}`: {err}", file.display())),
+                }
+                let _ = std::fs::remove_file(file.with_extension("json.attrs"));
+                Ok(())
+            }
+            LockPlace::S3Key(key) => match S3Client::from_url(&self.backend.url, self.environment) {
+                Some(Ok(client)) => client.delete(key),
+                Some(Err(reason)) => Err(reason),
+                None => Err(format!("`{}` is not an `s3://` backend", self.backend.url)),
+            },
+        }
+    }
+}
+
+fn parsed(place: LockPlace, content: Option<&[u8]>) -> PulumiLock {
+    let content: LockContent = content.and_then(|bytes| serde_json::from_slice(bytes).ok()).unwrap_or_default();
+    PulumiLock {
+        place,
+        pid: content.pid,
+        username: content.username,
+        hostname: content.hostname,
+        timestamp: content.timestamp,
+    }
+}
+
+#[cfg(test)]
+#[path = "pulumi_lock_tests.rs"]
+mod tests;

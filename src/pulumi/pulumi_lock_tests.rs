@@ -1,0 +1,107 @@
+use super::*;
+
+fn backend(dir: &std::path::Path) -> (Backend, ChildEnvironment) {
+    let process = [("PULUMI_BACKEND_URL".to_string(), format!("file://{}", dir.display()))];
+    let root = crate::config::RepositoryRoot::unchecked(dir);
+    let environment = ChildEnvironment::build(process, &Default::default(), &root);
+    (Backend::from_environment(&environment), environment)
+}
+
+fn lock(dir: &std::path::Path, name: &str, pid: u32, host: &str) {
+    let locks = dir.join(".pulumi/locks/organization/net/dev");
+    std::fs::create_dir_all(&locks).unwrap();
+    std::fs::write(
+        locks.join(format!("{name}.json")),
+        format!(
+            r#"{{"pid":{pid},"username":"root","hostname":"{host}","timestamp":"2026-11-22T22:05:19.084079027Z"}}"#
+        ),
+    )
+    .unwrap();
+    std::fs::write(locks.join(format!("{name}.json.attrs")), "{}").unwrap();
+}
+
+fn read(dir: &std::path::Path) -> Vec<PulumiLock> {
+    let (backend, environment) = backend(dir);
+    match (PulumiLocks { backend: &backend, environment: &environment }).read("net", "dev") {
+        LockListing::Read(mut locks) => {
+            locks.sort_by_key(|lock| lock.location());
+            locks
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Every shape of holder: only this host's dead or zombie processes are gone.
+#[test]
+fn only_dead_or_zombie_holders_on_this_host_are_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host_name();
+    let mut zombie = std::process::Command::new("true").spawn().unwrap();
+    lock(dir.path(), "a-dead", 999_999_999, &host);
+    lock(dir.path(), "b-alive", std::process::id(), &host);
+    lock(dir.path(), "c-remote-dead", 999_999_999, "another-host");
+    lock(dir.path(), "d-remote-alive", std::process::id(), "another-host");
+    lock(dir.path(), "e-zombie", zombie.id(), &host);
+    std::fs::write(dir.path().join(".pulumi/locks/organization/net/dev/f-garbled.json"), "{\"pi").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while process_alive(zombie.id()) {
+        assert!(Instant::now() < deadline, "`true` never exited");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let states: Vec<_> = read(dir.path()).iter().map(PulumiLock::holder).collect();
+    assert_eq!(states.len(), 6, "{states:?}");
+    assert_eq!(states[0], HolderState::Gone);
+    assert!(matches!(&states[1], HolderState::Live { command } if !command.is_empty()), "{states:?}");
+    assert_eq!(states[2..4], [HolderState::Unknown, HolderState::Unknown]);
+    assert_eq!(states[4], HolderState::Gone, "a zombie holds nothing");
+    assert_eq!(states[5], HolderState::Unknown, "an unreadable lock is never gone");
+    zombie.wait().unwrap();
+}
+
+#[test]
+fn removing_takes_the_attributes_file_too() {
+    let dir = tempfile::tempdir().unwrap();
+    lock(dir.path(), "dead", 999_999_999, &host_name());
+    let locks = read(dir.path());
+    assert!(locks[0].describe().contains("`pulumi` pid 999999999 of `root@"), "{}", locks[0].describe());
+    let (backend, environment) = backend(dir.path());
+    (PulumiLocks { backend: &backend, environment: &environment }).remove(&locks[0]).unwrap();
+    assert!(read(dir.path()).is_empty());
+    assert!(!dir.path().join(".pulumi/locks/organization/net/dev/dead.json.attrs").exists());
+}
+
+#[test]
+fn a_pulumi_whose_runner_is_gone_is_an_orphan() {
+    let mut orphan = std::process::Command::new("sleep").arg("30").env(MARKER_VARIABLE, "999999999-1").spawn().unwrap();
+    let mut owned = std::process::Command::new("sleep")
+        .arg("30")
+        .env(MARKER_VARIABLE, format!("{}-1", std::process::id()))
+        .spawn()
+        .unwrap();
+    let held_by = |pid: u32| PulumiLock {
+        place: LockPlace::File(PathBuf::from("x.json")),
+        pid,
+        username: "root".into(),
+        hostname: host_name(),
+        timestamp: String::new(),
+    };
+    assert!(matches!(held_by(orphan.id()).holder(), HolderState::Orphan { .. }));
+    assert!(matches!(held_by(owned.id()).holder(), HolderState::Live { .. }), "its runner still runs");
+    // Not a group leader here: the pid itself gets the signal.
+    assert!(held_by(orphan.id()).stop_orphan());
+    orphan.wait().unwrap();
+    owned.kill().unwrap();
+    owned.wait().unwrap();
+}
+
+#[test]
+fn backends_without_readable_locks_are_never_gone() {
+    for url in ["azblob://state", "gs://state", "s3://state"] {
+        let root = crate::config::RepositoryRoot::unchecked(std::path::Path::new("/nonexistent"));
+        let environment =
+            ChildEnvironment::build([("PULUMI_BACKEND_URL".to_string(), url.to_string())], &Default::default(), &root);
+        let backend = Backend::from_environment(&environment);
+        let listing = (PulumiLocks { backend: &backend, environment: &environment }).read("net", "dev");
+        assert!(matches!(listing, LockListing::Unreadable(_)), "{url}: {listing:?}");
+    }
+}

@@ -1,0 +1,310 @@
+//! The few S3 requests that read and remove Pulumi's lock objects on an `s3://` backend: list
+//! by prefix, get and delete, signed with AWS Signature Version 4. Pulumi's own CLI has no
+//! command that says who holds a lock, so the runner reads the objects itself.
+
+use std::time::Duration;
+
+use ring::{digest, hmac};
+
+use super::ChildEnvironment;
+
+/// A request to the store should answer within seconds; a preflight must never hang on it.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Where the bucket is and how to sign for it, from `s3://BUCKET/PREFIX?endpoint=..&region=..`
+/// and the credentials the runner gives its children.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct S3Client {
+    /// `http(s)://host[:port]` of the store.
+    endpoint: String,
+    host: String,
+    bucket: String,
+    /// The backend's folder inside the bucket, empty or ending in `/`.
+    pub prefix: String,
+    region: String,
+    path_style: bool,
+    access_key: String,
+    secret_key: String,
+    session_token: Option<String>,
+}
+
+impl S3Client {
+    /// `None` when `url` is not an `s3://` URL; `Err` when the credentials are missing.
+    pub fn from_url(url: &str, environment: &ChildEnvironment) -> Option<Result<Self, String>> {
+        let rest = url.strip_prefix("s3://")?;
+        let (location, query) = rest.split_once('?').unwrap_or((rest, ""));
+        let (bucket, prefix) = location.split_once('/').unwrap_or((location, ""));
+        let parameter = |name: &str| {
+            query.split('&').find_map(|pair| pair.split_once('=').filter(|(key, _)| *key == name).map(|(_, v)| v))
+        };
+        let region = parameter("region")
+            .map(str::to_string)
+            .or_else(|| environment.get("AWS_REGION").map(str::to_string))
+            .or_else(|| environment.get("AWS_DEFAULT_REGION").map(str::to_string))
+            .unwrap_or_else(|| "us-east-1".to_string());
+        let truthy = |name: &str| parameter(name).is_some_and(|value| value == "true" || value == "1");
+        let path_style = truthy("use_path_style") || truthy("s3ForcePathStyle");
+        let endpoint = match parameter("endpoint").map(percent_decode) {
+            Some(endpoint) if endpoint.starts_with("http://") || endpoint.starts_with("https://") => endpoint,
+            Some(host) if truthy("disableSSL") || truthy("disable_https") => format!("http://{host}"),
+            Some(host) => format!("https://{host}"),
+            None => format!("https://s3.{region}.amazonaws.com"),
+        };
+        let endpoint = endpoint.trim_end_matches('/').to_string();
+        let (scheme, authority) = endpoint.split_once("://").unwrap_or(("https", &endpoint));
+        let authority = authority.split('/').next().unwrap_or(authority).to_string();
+        let (endpoint, host) = if path_style {
+            (format!("{scheme}://{authority}"), authority)
+        } else {
+            (format!("{scheme}://{bucket}.{authority}"), format!("{bucket}.{authority}"))
+        };
+        let credentials = (environment.get("AWS_ACCESS_KEY_ID"), environment.get("AWS_SECRET_ACCESS_KEY"));
+        let (Some(access_key), Some(secret_key)) = credentials else {
+            return Some(Err(
+                "`AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` are not both set: the runner cannot read the locks"
+                    .into(),
+            ));
+        };
+        let prefix = prefix.trim_matches('/');
+        Some(Ok(Self {
+            endpoint,
+            host,
+            bucket: bucket.to_string(),
+            prefix: if prefix.is_empty() { String::new() } else { format!("{prefix}/") },
+            region,
+            path_style,
+            access_key: access_key.to_string(),
+            secret_key: secret_key.to_string(),
+            session_token: environment.get("AWS_SESSION_TOKEN").map(str::to_string),
+        }))
+    }
+
+    /// Every key under `prefix` (ListObjectsV2, page after page).
+    pub fn list(&self, prefix: &str) -> Result<Vec<String>, String> {
+        let mut keys = Vec::new();
+        let mut token: Option<String> = None;
+        loop {
+            let mut query = vec![("list-type", "2".to_string()), ("prefix", prefix.to_string())];
+            if let Some(token) = &token {
+                query.push(("continuation-token", token.clone()));
+            }
+            let body = self.send("GET", "", &query)?;
+            let body = String::from_utf8_lossy(&body);
+            keys.extend(xml_values(&body, "Key"));
+            token = xml_values(&body, "NextContinuationToken").into_iter().next();
+            if token.is_none() || !xml_values(&body, "IsTruncated").iter().any(|value| value == "true") {
+                return Ok(keys);
+            }
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Result<Vec<u8>, String> {
+        self.send("GET", key, &[])
+    }
+
+    pub fn delete(&self, key: &str) -> Result<(), String> {
+        self.send("DELETE", key, &[]).map(|_| ())
+    }
+
+    /// One signed request on its own small runtime: the callers are synchronous (a preflight,
+    /// `unlock`, or a blocking task of a run).
+    fn send(&self, method: &str, key: &str, query: &[(&str, String)]) -> Result<Vec<u8>, String> {
+        let path = if self.path_style { format!("/{}/{}", self.bucket, key) } else { format!("/{key}") };
+        let path = if key.is_empty() && self.path_style { format!("/{}", self.bucket) } else { path };
+        let canonical_uri = path.split('/').map(uri_encode).collect::<Vec<_>>().join("/");
+        let mut pairs: Vec<(String, String)> =
+            query.iter().map(|(name, value)| (uri_encode(name), uri_encode(value))).collect();
+        pairs.sort();
+        let canonical_query = pairs.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>().join("&");
+        let now = time::OffsetDateTime::now_utc();
+        let amz_date = now
+            .format(&time::macros::format_description!("[year][month][day]T[hour][minute][second]Z"))
+            .map_err(|err| err.to_string())?;
+        let headers = self.signed_headers(method, &canonical_uri, &canonical_query, &amz_date);
+        let url = if canonical_query.is_empty() {
+            format!("{}{canonical_uri}", self.endpoint)
+        } else {
+            format!("{}{canonical_uri}?{canonical_query}", self.endpoint)
+        };
+        let method = reqwest::Method::from_bytes(method.as_bytes()).map_err(|err| err.to_string())?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|err| format!("cannot start the async runtime: {err}"))?;
+        runtime.block_on(async {
+            let client = reqwest::Client::builder().timeout(REQUEST_TIMEOUT).build().map_err(|err| err.to_string())?;
+            let mut request = client.request(method, &url);
+            for (name, value) in headers {
+                request = request.header(name, value);
+            }
+            let response = request.send().await.map_err(|err| format!("`{url}`: {err}"))?;
+            let status = response.status();
+            let body = response.bytes().await.map_err(|err| format!("`{url}`: {err}"))?;
+            if status.is_success() {
+                Ok(body.to_vec())
+            } else {
+                let code = xml_values(&String::from_utf8_lossy(&body), "Code").into_iter().next().unwrap_or_default();
+                Err(format!("`{url}` answered {status} {code}").trim_end().to_string())
+            }
+        })
+    }
+
+    /// The headers of a SigV4-signed request with an empty body, `Authorization` last.
+    fn signed_headers(
+        &self,
+        method: &str,
+        canonical_uri: &str,
+        canonical_query: &str,
+        amz_date: &str,
+    ) -> Vec<(&'static str, String)> {
+        let payload_hash = hex(digest::digest(&digest::SHA256, b"").as_ref());
+        let mut headers = vec![
+            ("host", self.host.clone()),
+            ("x-amz-content-sha256", payload_hash.clone()),
+            ("x-amz-date", amz_date.to_string()),
+        ];
+        if let Some(token) = &self.session_token {
+            headers.push(("x-amz-security-token", token.clone()));
+        }
+        let canonical_headers: String =
+            headers.iter().map(|(name, value)| format!("{name}:{}\n", value.trim())).collect();
+        let signed = headers.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(";");
+        let request =
+            format!("{method}\n{canonical_uri}\n{canonical_query}\n{canonical_headers}\n{signed}\n{payload_hash}");
+        let date = &amz_date[..8];
+        let scope = format!("{date}/{}/s3/aws4_request", self.region);
+        let to_sign = format!(
+            "AWS4-HMAC-SHA256\n{amz_date}\n{scope}\n{}",
+            hex(digest::digest(&digest::SHA256, request.as_bytes()).as_ref())
+        );
+        let mut key = format!("AWS4{}", self.secret_key).into_bytes();
+        for part in [date, self.region.as_str(), "s3", "aws4_request"] {
+            key = sign(&key, part.as_bytes());
+        }
+        let signature = hex(&sign(&key, to_sign.as_bytes()));
+        headers.push((
+            "authorization",
+            format!(
+                "AWS4-HMAC-SHA256 Credential={}/{scope}, SignedHeaders={signed}, Signature={signature}",
+                self.access_key
+            ),
+        ));
+        // `host` is set by the HTTP client from the URL.
+        headers.retain(|(name, _)| *name != "host");
+        headers
+    }
+}
+
+fn sign(key: &[u8], data: &[u8]) -> Vec<u8> {
+    hmac::sign(&hmac::Key::new(hmac::HMAC_SHA256, key), data).as_ref().to_vec()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// RFC 3986 encoding as SigV4 wants it: only unreserved characters stay.
+fn uri_encode(text: &str) -> String {
+    text.bytes()
+        .map(|byte| match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (byte as char).to_string(),
+            _ => format!("%{byte:02X}"),
+        })
+        .collect()
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let decoded = (bytes[index] == b'%' && index + 2 < bytes.len())
+            .then(|| std::str::from_utf8(&bytes[index + 1..index + 3]).ok())
+            .flatten()
+            .and_then(|digits| u8::from_str_radix(digits, 16).ok());
+        match decoded {
+            Some(byte) => {
+                out.push(byte);
+                index += 3;
+            }
+            None => {
+                out.push(bytes[index]);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The texts of every `<tag>..</tag>` in a small S3 XML answer, entities decoded.
+fn xml_values(xml: &str, tag: &str) -> Vec<String> {
+    let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+    let mut values = Vec::new();
+    let mut rest = xml;
+    while let Some(start) = rest.find(&open) {
+        let after = &rest[start + open.len()..];
+        let Some(end) = after.find(&close) else { break };
+        values.push(
+            after[..end]
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&apos;", "'")
+                .replace("&amp;", "&"),
+        );
+        rest = &after[end + close.len()..];
+    }
+    values
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn environment(vars: &[(&str, &str)]) -> ChildEnvironment {
+        let root = crate::config::RepositoryRoot::unchecked(std::path::Path::new("/nonexistent"));
+        ChildEnvironment::build(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())), &Default::default(), &root)
+    }
+
+    #[test]
+    fn the_url_decides_host_style_region_and_prefix() {
+        let env = environment(&[("AWS_ACCESS_KEY_ID", "AK"), ("AWS_SECRET_ACCESS_KEY", "SK")]);
+        let path = S3Client::from_url(
+            "s3://state/team/a?endpoint=http://127.0.0.1:9000&use_path_style=true&region=eu-west-1",
+            &env,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!((path.endpoint.as_str(), path.host.as_str()), ("http://127.0.0.1:9000", "127.0.0.1:9000"));
+        assert_eq!((path.prefix.as_str(), path.region.as_str(), path.path_style), ("team/a/", "eu-west-1", true));
+        let legacy = S3Client::from_url("s3://state?endpoint=minio:9000&s3ForcePathStyle=true&disableSSL=true", &env)
+            .unwrap()
+            .unwrap();
+        assert_eq!(legacy.endpoint, "http://minio:9000");
+        assert!(legacy.path_style);
+        let aws = S3Client::from_url("s3://state?region=us-west-2", &env).unwrap().unwrap();
+        assert_eq!(aws.endpoint, "https://state.s3.us-west-2.amazonaws.com");
+        assert_eq!(aws.prefix, "");
+        assert!(S3Client::from_url("s3://state", &environment(&[])).unwrap().is_err(), "no credentials");
+        assert!(S3Client::from_url("gs://state", &env).is_none());
+    }
+
+    /// The signing key of AWS's SigV4 documentation ("Examples of how to derive a signing key").
+    #[test]
+    fn the_signing_key_matches_aws_documentation() {
+        let mut key = b"AWS4wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY".to_vec();
+        for part in ["20120215", "us-east-1", "iam", "aws4_request"] {
+            key = sign(&key, part.as_bytes());
+        }
+        assert_eq!(hex(&key), "f4780e2d9f65fa895f9c67b32ce1baf0b0d8a43505a000a1a9e090d414db404d");
+    }
+
+    #[test]
+    fn list_answers_are_read_with_entities() {
+        let xml = "<ListBucketResult><IsTruncated>true</IsTruncated><Contents><Key>a&amp;b.json</Key></Contents><Contents><Key>c.json</Key></Contents><NextContinuationToken>t1</NextContinuationToken></ListBucketResult>";
+        assert_eq!(xml_values(xml, "Key"), ["a&b.json", "c.json"]);
+        assert_eq!(xml_values(xml, "NextContinuationToken"), ["t1"]);
+        assert_eq!(uri_encode("a b/c~"), "a%20b%2Fc~");
+        assert_eq!(percent_decode("http%3A%2F%2Fh%3A9"), "http://h:9");
+    }
+}
