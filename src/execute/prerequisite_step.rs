@@ -20,6 +20,14 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             Arc::clone(gates.entry(prerequisite.project.clone()).or_default())
         };
         let _one_at_a_time = gate.lock().await;
+        if let Some(removed) = self.removed_by_this_destroy(&prerequisite.project) {
+            let message = format!(
+                "prerequisite `{}` not run: this destroy removes its stack (`{removed}`)",
+                prerequisite.project
+            );
+            events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
+            return Ok(());
+        }
         let window = prerequisite.succeeded_within;
         let in_this_run =
             self.succeeded_in_this_run.lock().ok().and_then(|done| done.get(&prerequisite.project).copied());
@@ -66,5 +74,21 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         } else {
             Err(format!("prerequisite `{}` {}: {summary}", prerequisite.project, result.as_str()))
         }
+    }
+
+    /// During a `destroy`, the planned project whose stack `prerequisite` would run on, if any:
+    /// bringing that stack up now would undo (or race) this run's own destroy of it.
+    fn removed_by_this_destroy(&self, prerequisite: &crate::provider::ProjectPath) -> Option<String> {
+        if self.context.operation != Operation::Destroy {
+            return None;
+        }
+        let graph = &self.context.graph;
+        let folder = graph.project(graph.node_of(prerequisite)?).stack_folder().to_string();
+        self.context
+            .planned
+            .iter()
+            .filter_map(|path| graph.node_of(path).map(|node| graph.project(node)))
+            .find(|planned| planned.stack_folder() == folder)
+            .map(|planned| planned.path.to_string())
     }
 }

@@ -6,7 +6,7 @@ use std::time::{Instant, SystemTime};
 
 use super::{
     CancelLevel, Cancellation, EventSender, ExecutionEvent, FailureDetail, OperationProgress, ProjectCli, ProjectJob,
-    ProjectReport, ProjectResult,
+    ProjectReport, ProjectResult, StackBusy,
 };
 use crate::graph::{NodeIndex, ProjectGraph};
 use crate::plan::Operation;
@@ -21,6 +21,9 @@ pub struct LifecycleContext {
     pub environment: BTreeMap<String, String>,
     /// Stack outputs read for hooks are added to it.
     pub mask: SecretMask,
+    /// Every project of the run's plan: a `destroy` never brings back up (as a prerequisite) a
+    /// stack it removes.
+    pub planned: Vec<ProjectPath>,
 }
 
 /// One project's way through a run, as steps: prerequisites, stack creation, the operation and
@@ -32,6 +35,8 @@ pub struct ProjectLifecycle<C: ProjectCli> {
     pub(super) prerequisite_gates: Arc<std::sync::Mutex<HashMap<ProjectPath, Arc<tokio::sync::Mutex<()>>>>>,
     /// When each project last succeeded with an `up` in this run.
     pub(super) succeeded_in_this_run: Arc<std::sync::Mutex<HashMap<ProjectPath, SystemTime>>>,
+    /// The stacks operated on right now: one operation per stack at a time.
+    pub(super) busy: StackBusy,
 }
 
 impl<C: ProjectCli> Clone for ProjectLifecycle<C> {
@@ -41,6 +46,7 @@ impl<C: ProjectCli> Clone for ProjectLifecycle<C> {
             context: Arc::clone(&self.context),
             prerequisite_gates: Arc::clone(&self.prerequisite_gates),
             succeeded_in_this_run: Arc::clone(&self.succeeded_in_this_run),
+            busy: self.busy.clone(),
         }
     }
 }
@@ -52,6 +58,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             context: Arc::new(context),
             prerequisite_gates: Arc::default(),
             succeeded_in_this_run: Arc::default(),
+            busy: StackBusy::default(),
         }
     }
 }
@@ -151,14 +158,29 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
                 return report.failed(&nothing, simple_failure(message));
             }
         }
+        // Prerequisites first, with nothing held: a prerequisite may run on this very stack.
+        let _hold = match self.busy.try_hold(project.stack_folder()) {
+            Some(hold) => hold,
+            None => {
+                let message = format!(
+                    "waiting: stack of `{}` is busy with another operation of this run",
+                    project.stack_folder()
+                );
+                events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
+                self.busy.hold(project.stack_folder()).await
+            }
+        };
         let stack = match self.cli.locate_stack(&project).await {
             Ok(stack) => stack,
             Err(message) => return report.failed(&nothing, simple_failure(message)),
         };
         if stack.exists == Some(false) {
-            if matches!(operation, Operation::Refresh | Operation::Destroy | Operation::Drift) {
+            if operation == Operation::Destroy {
                 let reason = format!("stack `{}` does not exist; nothing to {operation}", stack.name);
                 return report.finish(ProjectResult::Succeeded, &nothing, Some(reason), None);
+            }
+            if matches!(operation, Operation::Refresh | Operation::Drift) {
+                return report.finish(ProjectResult::NotDeployed, &nothing, Some(not_deployed(&stack.name)), None);
             }
             if let Err(failure) = self.cli.create_stack(&project, &stack, &events, &cancellation).await {
                 return report.failed(&nothing, failure);
@@ -166,7 +188,11 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         }
         let mut outcome = self.cli.run_operation(&project, &stack, operation, &events, &cancellation).await;
         // A backend that cannot tell whether a stack exists says so when the operation runs.
-        if stack.exists.is_none() && !outcome.succeeded && outcome.stack_missing && operation != Operation::Destroy {
+        let missing = stack.exists.is_none() && !outcome.succeeded && outcome.stack_missing;
+        if missing && matches!(operation, Operation::Refresh | Operation::Drift) {
+            return report.finish(ProjectResult::NotDeployed, &nothing, Some(not_deployed(&stack.name)), None);
+        }
+        if missing && operation != Operation::Destroy {
             if let Err(failure) = self.cli.create_stack(&project, &stack, &events, &cancellation).await {
                 return report.failed(&outcome.progress, failure);
             }
@@ -208,6 +234,10 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             done.insert(project.clone(), SystemTime::now());
         }
     }
+}
+
+fn not_deployed(stack: &str) -> String {
+    format!("stack `{stack}` does not exist: never deployed, or removed")
 }
 
 pub(super) fn simple_failure(message: String) -> FailureDetail {
