@@ -164,7 +164,7 @@ impl Schedule {
         if in_first_phase {
             self.first_phase_unfinished -= 1;
         }
-        if result == ProjectResult::Succeeded {
+        if result.lets_dependents_run() {
             for (k, _) in self.unblocks[i].clone() {
                 self.remaining[k] -= 1;
                 if self.remaining[k] == 0 && self.states[k] == State::Pending {
