@@ -103,6 +103,9 @@ pub enum UserError {
     #[error("secret `{key}` would go into the shared stack file `{file}` for every project's stack, but backend `{backend}` encrypts each stack with its own key: only one stack could decrypt it")]
     SharedSecretRefused { key: String, file: PathBuf, backend: String, default_env: Option<String> },
 
+    #[error("cannot resume {resumed}: the stack changed since it started:\n{}", problem_list(.changes))]
+    ResumeSuperseded { resumed: String, changes: Vec<String>, command: String },
+
     #[error("{0}")]
     Usage(String),
 
@@ -192,6 +195,9 @@ impl UserError {
             UserError::MissingConfig { .. } => {
                 Some("run in a terminal without `--non-interactive` to be asked for each value".into())
             }
+            UserError::ResumeSuperseded { command, .. } => Some(format!(
+                "what it left pending may rest on what changed since: run `{command}` without `--resume`, which plans from the whole graph"
+            )),
             UserError::OperatorRules { .. } => Some(
                 "the API server accepts these but the operator rejects or breaks on them: fix them before `kubectl apply`"
                     .into(),
