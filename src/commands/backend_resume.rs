@@ -145,7 +145,7 @@ pub fn unfinished_in_backend(
     let mut changes = Vec::new();
     if let Some(since) = oldest_latest {
         for (stack, history) in &histories {
-            let later = history.into_iter().flat_map(|history| &history.updates).filter(|update| {
+            let later = history.iter().flat_map(|history| &history.updates).filter(|update| {
                 update.kind.changes_stack()
                     && update.operation() != Some(operation)
                     && update.started.is_some_and(|started| started > since)

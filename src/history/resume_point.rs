@@ -23,7 +23,7 @@ pub enum ResumeBasis {
     Continue(ResumePoint),
     /// The last run of the operation, and the later run of another operation that changed the
     /// stack since: its pending work may rest on what that run undid.
-    Superseded { last: RunRecord, by: RunRecord },
+    Superseded { last: Box<RunRecord>, by: Box<RunRecord> },
     /// No run of the operation is recorded.
     Nothing,
 }
@@ -47,7 +47,7 @@ impl ResumeBasis {
         }
         let last = runs.iter().rev().find(|run| run.operation == operation);
         match (last, by) {
-            (Some(last), Some(by)) => ResumeBasis::Superseded { last: last.clone(), by },
+            (Some(last), Some(by)) => ResumeBasis::Superseded { last: Box::new(last.clone()), by: Box::new(by) },
             _ => ResumeBasis::Nothing,
         }
     }
@@ -136,11 +136,14 @@ mod tests {
         let up = run("1", 100.0, Up, &[("a", Succeeded), ("b", Cancelled), ("c", Pending)]);
         let destroy = run("2", 200.0, Destroy, &[("a", Succeeded), ("b", Succeeded)]);
         let runs = [up.clone(), destroy.clone()];
-        assert_eq!(ResumeBasis::of(&runs, Up), ResumeBasis::Superseded { last: up.clone(), by: destroy.clone() });
+        assert_eq!(
+            ResumeBasis::of(&runs, Up),
+            ResumeBasis::Superseded { last: Box::new(up.clone()), by: Box::new(destroy.clone()) }
+        );
         // The other way round: a destroy interrupted, then a full up.
         let runs = [destroy.clone(), run("3", 300.0, Up, &[("a", Succeeded)])];
         assert!(matches!(ResumeBasis::of(&runs, Destroy), ResumeBasis::Superseded { .. }));
-        assert_eq!(ResumeBasis::of(&[up.clone()], Destroy), ResumeBasis::Nothing);
+        assert_eq!(ResumeBasis::of(std::slice::from_ref(&up), Destroy), ResumeBasis::Nothing);
     }
 
     #[test]

@@ -73,8 +73,8 @@ pub fn forecast_remaining(plan: &ExecutionPlan, parallelism: usize, progress: &[
     }
     // Pending steps whose blockers all ended before now, and that no release above queued.
     let queued: std::collections::HashSet<usize> = ready.iter().map(|Reverse((_, slot))| *slot).collect();
-    for slot in 0..barrier {
-        if remaining[slot] == 0 && state(slot) == StepProgress::Pending && !queued.contains(&slot) {
+    for (slot, count) in remaining.iter().enumerate().take(barrier) {
+        if *count == 0 && state(slot) == StepProgress::Pending && !queued.contains(&slot) {
             ready.push(Reverse((plan.priority(slot), slot)));
         }
     }
