@@ -97,12 +97,11 @@ pub fn check_resume_point(
             }
             if !point.explains(&names, update.operation(), started, ended) {
                 changes.push(format!(
-                    "`{}`: {} {} {} (not by {})",
+                    "`{}`: {} {} {} (not by a run of this working copy)",
                     names[0],
                     update.kind.as_str(),
                     update.result.as_str(),
                     when(update.ended.or(update.started)),
-                    runs_text(point)
                 ));
             }
         }

@@ -204,11 +204,27 @@ async fn a_stack_is_never_operated_on_twice_at_once_and_destroy_never_brings_one
             assert!(cli.overlaps.lock().unwrap().is_empty(), "{shape}: {:?}", cli.overlaps.lock().unwrap());
             assert!(reports.iter().all(|r| r.result == ProjectResult::Succeeded), "{shape}: {reports:?}");
             if operation == Operation::Destroy {
+                // Every `creds` here is planned: this destroy removes it.
                 assert!(!cli.calls().iter().any(|call| call.starts_with("up ")), "{shape}: {:?}", cli.calls());
                 assert!(notes.iter().any(|n| n.contains("not run: this destroy removes its stack")), "{shape}");
             }
         }
     }
+}
+
+#[tokio::test]
+async fn destroy_refreshes_a_prerequisite_on_a_stack_it_removes_only_before_removing_it() {
+    // `creds` runs on `vault`'s stack (a targeted credentials update, as MARA's seed does);
+    // `vault` goes first (it depends on `app`), so `app`'s destroy comes after the stack is gone.
+    let mut provider = test_provider(&[("creds", I, &[]), ("app", I, &[]), ("vault", I, &["app"])]);
+    provider.projects[0].only_as_prerequisite = true;
+    provider.projects[0].dir = Some("vault".into());
+    requiring(&mut provider, "vault", "creds", Duration::ZERO);
+    requiring(&mut provider, "app", "creds", Duration::ZERO);
+    let (reports, _, notes, cli) = run(provider, Operation::Destroy, ScriptedCli::default()).await;
+    assert!(reports.iter().all(|r| r.result == ProjectResult::Succeeded), "{reports:?}");
+    assert_eq!(cli.calls(), ["up creds", "destroy vault", "destroy app"]);
+    assert!(notes.iter().any(|n| n == "app: prerequisite `creds` not run: this destroy removes its stack (`vault`)"));
 }
 
 #[tokio::test]

@@ -76,19 +76,21 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         }
     }
 
-    /// During a `destroy`, the planned project whose stack `prerequisite` would run on, if any:
-    /// bringing that stack up now would undo (or race) this run's own destroy of it.
+    /// During a `destroy`, why `prerequisite` must not run: this destroy removes it (it is
+    /// planned), or already removed the stack it runs on (a project sharing its `dir`).
+    /// Bringing either up would undo this run's own destroy, or race it. A prerequisite on a
+    /// stack that stays, or whose destroy is still to come, runs as ever: a destroy may need
+    /// fresh credentials in that very stack first.
     fn removed_by_this_destroy(&self, prerequisite: &crate::provider::ProjectPath) -> Option<String> {
         if self.context.operation != Operation::Destroy {
             return None;
         }
+        if self.context.planned.contains(prerequisite) {
+            return Some(prerequisite.to_string());
+        }
         let graph = &self.context.graph;
         let folder = graph.project(graph.node_of(prerequisite)?).stack_folder().to_string();
-        self.context
-            .planned
-            .iter()
-            .filter_map(|path| graph.node_of(path).map(|node| graph.project(node)))
-            .find(|planned| planned.stack_folder() == folder)
-            .map(|planned| planned.path.to_string())
+        let destroyed = self.destroyed_in_this_run.lock().ok()?;
+        destroyed.contains(&folder).then_some(folder)
     }
 }

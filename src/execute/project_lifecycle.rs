@@ -37,6 +37,8 @@ pub struct ProjectLifecycle<C: ProjectCli> {
     pub(super) succeeded_in_this_run: Arc<std::sync::Mutex<HashMap<ProjectPath, SystemTime>>>,
     /// The stacks operated on right now: one operation per stack at a time.
     pub(super) busy: StackBusy,
+    /// Stack folders a `destroy` of this run removed: no prerequisite brings them back.
+    pub(super) destroyed_in_this_run: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
 }
 
 impl<C: ProjectCli> Clone for ProjectLifecycle<C> {
@@ -47,6 +49,7 @@ impl<C: ProjectCli> Clone for ProjectLifecycle<C> {
             prerequisite_gates: Arc::clone(&self.prerequisite_gates),
             succeeded_in_this_run: Arc::clone(&self.succeeded_in_this_run),
             busy: self.busy.clone(),
+            destroyed_in_this_run: Arc::clone(&self.destroyed_in_this_run),
         }
     }
 }
@@ -59,6 +62,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             prerequisite_gates: Arc::default(),
             succeeded_in_this_run: Arc::default(),
             busy: StackBusy::default(),
+            destroyed_in_this_run: Arc::default(),
         }
     }
 }
@@ -225,6 +229,11 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         }
         if operation == Operation::Up {
             self.record_success(&project.path);
+        }
+        if operation == Operation::Destroy {
+            if let Ok(mut destroyed) = self.destroyed_in_this_run.lock() {
+                destroyed.insert(project.stack_folder().to_string());
+            }
         }
         report.finish(ProjectResult::Succeeded, &outcome.progress, None, None)
     }

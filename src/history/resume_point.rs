@@ -13,6 +13,8 @@ const CLOCK_SLACK: f64 = 2.0;
 pub struct ResumePoint {
     pub operation: Operation,
     pub runs: Vec<RunRecord>,
+    /// Every recorded run of the stack, these included: what this working copy did to it.
+    pub known: Vec<RunRecord>,
 }
 
 /// Where a stack's record stands for `--resume`.
@@ -43,7 +45,7 @@ impl ResumeBasis {
         }
         if !chain.is_empty() {
             chain.reverse();
-            return ResumeBasis::Continue(ResumePoint { operation, runs: chain });
+            return ResumeBasis::Continue(ResumePoint { operation, runs: chain, known: runs.to_vec() });
         }
         let last = runs.iter().rev().find(|run| run.operation == operation);
         match (last, by) {
@@ -81,20 +83,26 @@ impl ResumePoint {
         self.runs.iter().map(|run| run.run_id.as_str()).collect()
     }
 
-    /// Whether one of these runs did what a stack's history shows: `operation` on one of
-    /// `projects` (those sharing the stack), from `started` to `ended` (seconds since the
-    /// epoch). A record whose runner died has no end: anything after its start fits.
+    /// Whether a run of this working copy did what a stack's history shows: `operation` on
+    /// one of `projects` (those sharing the stack), from `started` to `ended` (seconds since the
+    /// epoch). Any recorded run counts, not only these: whole seconds blur the moment one run
+    /// ended and the next began. A record whose runner died has no end, and one it had not yet
+    /// saved as started may have started any time after its run did.
     pub fn explains(&self, projects: &[&str], operation: Option<Operation>, started: f64, ended: Option<f64>) -> bool {
         let Some(operation) = operation else { return false };
-        self.runs.iter().any(|run| {
+        self.known.iter().any(|run| {
+            let killed = run.ended.is_none();
             run.projects.iter().any(|record| {
-                let (Some(from), true) = (record.started, projects.contains(&record.project.as_str())) else {
+                if !projects.contains(&record.project.as_str()) || run.operation_of(record) != operation {
                     return false;
+                }
+                let from = match record.started {
+                    Some(from) => from,
+                    None if killed => run.started,
+                    None => return false,
                 };
                 let until = record.ended.unwrap_or(f64::INFINITY);
-                run.operation_of(record) == operation
-                    && started >= from - CLOCK_SLACK
-                    && ended.unwrap_or(started) <= until + CLOCK_SLACK
+                started >= from - CLOCK_SLACK && ended.unwrap_or(started) <= until + CLOCK_SLACK
             })
         })
     }
@@ -184,5 +192,20 @@ mod tests {
         assert!(!point.explains(&["other"], Some(Destroy), 101.0, Some(104.0)));
         assert!(!point.explains(&["app"], None, 101.0, Some(104.0)), "an import is never the runner's");
         assert_eq!(point.since(), 100.0);
+    }
+
+    #[test]
+    fn runs_before_the_point_and_killed_runs_explain_their_own_entries() {
+        let up = run("1", 100.0, Up, &[("a", Succeeded)]);
+        let mut killed = run("2", 200.0, Destroy, &[("a", Cancelled), ("b", Pending)]);
+        killed.ended = None;
+        killed.projects[0].ended = None;
+        (killed.projects[1].started, killed.projects[1].ended) = (None, None);
+        let ResumeBasis::Continue(point) = ResumeBasis::of(&[up, killed], Destroy) else { panic!() };
+        assert_eq!(point.run_ids(), ["2"]);
+        assert!(point.explains(&["a"], Some(Up), 101.0, Some(110.0)), "the earlier up, in the same second");
+        assert!(point.explains(&["a"], Some(Destroy), 201.0, Some(900.0)), "its runner died: no end");
+        assert!(point.explains(&["b"], Some(Destroy), 230.0, None), "started after the last save");
+        assert!(!point.explains(&["b"], Some(Destroy), 150.0, None), "before its run began");
     }
 }

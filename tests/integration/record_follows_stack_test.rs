@@ -103,7 +103,7 @@ fn another_checkout_sharing_the_backend_is_seen_in_the_stack_history() {
     first.file("fake-script.json", "{}");
     let resumed = first.run(&args("up", &["--resume"]));
     resumed.expect_code(2).expect_stderr_contains("`a`: destroy succeeded at");
-    resumed.expect_stderr_contains("(not by run `");
+    resumed.expect_stderr_contains("(not by a run of this working copy)");
 }
 
 #[test]
