@@ -153,6 +153,8 @@ fn drift_refresh_and_outputs_of_stacks_never_deployed_say_not_deployed_and_fail(
     workspace.run(&args("refresh", &[])).expect_code(1).expect_stderr_contains("refresh: 4 not deployed");
     let status = workspace.run(&["status", "--provider", "demo", "--stack", "dev"]).stdout();
     assert!(status.contains("not deployed"), "{status}");
+    let runs = workspace.run(&["history", "--stack", "dev"]).stdout();
+    assert!(runs.contains("not deployed (4 of 4)"), "{runs}");
     let outputs = workspace.run(&["outputs", "--provider", "demo", "--stack", "dev"]);
     outputs.expect_code(1).expect_stderr_contains("4 of 4 projects not deployed on stack `dev`");
     // Once deployed, the same checks pass.
