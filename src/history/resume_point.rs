@@ -208,4 +208,47 @@ mod tests {
         assert!(point.explains(&["b"], Some(Destroy), 230.0, None), "started after the last save");
         assert!(!point.explains(&["b"], Some(Destroy), 150.0, None), "before its run began");
     }
+
+    /// Every sequence of up to four runs of the stack (every operation): `--resume` of an
+    /// operation continues exactly the runs of it after the last run of another operation that
+    /// changes stacks, and is refused exactly when such a run came after its last run.
+    #[test]
+    fn over_every_sequence_of_runs_resume_continues_only_what_nothing_changed_since() {
+        let operations = [Up, Destroy, Operation::Refresh, Drift, Preview];
+        let mut sequences: Vec<Vec<Operation>> = vec![Vec::new()];
+        for _ in 0..4 {
+            let longer: Vec<Vec<Operation>> = sequences
+                .iter()
+                .filter(|sequence| sequence.len() == sequences.iter().map(Vec::len).max().unwrap())
+                .flat_map(|sequence| operations.iter().map(move |op| [sequence.clone(), vec![*op]].concat()))
+                .collect();
+            sequences.extend(longer);
+        }
+        for sequence in &sequences {
+            let runs: Vec<RunRecord> = sequence
+                .iter()
+                .enumerate()
+                .map(|(i, op)| run(&i.to_string(), 100.0 * i as f64, *op, &[("a", Failed)]))
+                .collect();
+            for operation in operations {
+                let last = sequence.iter().rposition(|op| *op == operation);
+                let changed_after = |from: usize| sequence[from..].iter().any(|op| *op != operation && op.mutates());
+                match ResumeBasis::of(&runs, operation) {
+                    ResumeBasis::Continue(point) => {
+                        let first: usize = point.runs[0].run_id.parse().unwrap();
+                        assert!(point.runs.iter().all(|run| run.operation == operation), "{sequence:?}");
+                        assert!(!changed_after(first), "{sequence:?} {operation}: continued across a change");
+                        assert!(first == 0 || changed_after(first - 1) || sequence[first - 1] != operation);
+                        assert_eq!(point.runs.last().unwrap().run_id, last.unwrap().to_string());
+                    }
+                    ResumeBasis::Superseded { last: resumed, by } => {
+                        assert_eq!(resumed.run_id, last.unwrap().to_string(), "{sequence:?}");
+                        let by: usize = by.run_id.parse().unwrap();
+                        assert!(by > last.unwrap() && sequence[by] != operation && sequence[by].mutates());
+                    }
+                    ResumeBasis::Nothing => assert!(last.is_none(), "{sequence:?} {operation}"),
+                }
+            }
+        }
+    }
 }
