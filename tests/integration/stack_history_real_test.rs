@@ -134,6 +134,14 @@ fn resume_refuses_after_another_checkout_destroyed_the_stacks_and_continues_its_
         serde_json::json!({}),
         "`b` must not be deployed on a destroyed `a`"
     );
+
+    // The same from this copy's own record: an interrupted `up`, then a full `destroy` here.
+    first.file("projects/b/Pulumi.yaml", broken);
+    first.run(&args("up", &[])).expect_code(1);
+    first.run(&args("destroy", &["--yes"])).expect_code(0);
+    yaml_project(&first, "b", "b");
+    first.run(&args("up", &["--resume"])).expect_code(2).expect_stderr_contains("ran `destroy` on it");
+    assert_eq!(outputs(&first, state.path(), "b"), serde_json::json!({}));
 }
 
 #[test]
