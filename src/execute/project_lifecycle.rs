@@ -171,7 +171,14 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
                     project.stack_folder()
                 );
                 events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
-                self.busy.hold(project.stack_folder()).await
+                let mut stop = cancellation.subscribe();
+                tokio::select! {
+                    hold = self.busy.hold(project.stack_folder()) => hold,
+                    _ = stop.wait_for(|level| *level >= CancelLevel::Graceful) => {
+                        let reason = Some("cancelled while waiting for its stack".into());
+                        return report.finish(ProjectResult::Cancelled, &nothing, reason, None);
+                    }
+                }
             }
         };
         let stack = match self.cli.locate_stack(&project).await {
@@ -180,6 +187,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         };
         if stack.exists == Some(false) {
             if operation == Operation::Destroy {
+                self.note_destroyed(&project);
                 let reason = format!("stack `{}` does not exist; nothing to {operation}", stack.name);
                 return report.finish(ProjectResult::Succeeded, &nothing, Some(reason), None);
             }
@@ -231,11 +239,16 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             self.record_success(&project.path);
         }
         if operation == Operation::Destroy {
-            if let Ok(mut destroyed) = self.destroyed_in_this_run.lock() {
-                destroyed.insert(project.stack_folder().to_string());
-            }
+            self.note_destroyed(&project);
         }
         report.finish(ProjectResult::Succeeded, &outcome.progress, None, None)
+    }
+
+    /// Its stack is gone (or never was): no prerequisite of this destroy brings it back.
+    fn note_destroyed(&self, project: &crate::provider::Project) {
+        if let Ok(mut destroyed) = self.destroyed_in_this_run.lock() {
+            destroyed.insert(project.stack_folder().to_string());
+        }
     }
 
     pub(super) fn record_success(&self, project: &ProjectPath) {
