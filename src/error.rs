@@ -106,6 +106,9 @@ pub enum UserError {
     #[error("{} Pulumi lock(s) left alone: their holder is not provably gone:\n{}", .locks.len(), problem_list(.locks))]
     LocksHeld { locks: Vec<String>, force_command: String },
 
+    #[error("cannot resume {resumed}: the stack changed since it started:\n{}", problem_list(.changes))]
+    ResumeSuperseded { resumed: String, changes: Vec<String>, command: String },
+
     #[error("{0}")]
     Usage(String),
 
@@ -198,6 +201,9 @@ impl UserError {
             UserError::MissingConfig { .. } => {
                 Some("run in a terminal without `--non-interactive` to be asked for each value".into())
             }
+            UserError::ResumeSuperseded { command, .. } => Some(format!(
+                "what it left pending may rest on what changed since: run `{command}` without `--resume`, which plans from the whole graph"
+            )),
             UserError::OperatorRules { .. } => Some(
                 "the API server accepts these but the operator rejects or breaks on them: fix them before `kubectl apply`"
                     .into(),

@@ -51,12 +51,16 @@ impl HistoryRow {
             && !crate::history::process_alive(run.pid);
         let state = if abandoned { RunState::Interrupted } else { run.state };
         let failed = run.projects.iter().filter(|p| p.result == ProjectState::Failed).count();
-        let unfinished = run.projects.iter().filter(|p| p.result != ProjectState::Succeeded).count();
+        let not_deployed = run.projects.iter().filter(|p| p.result == ProjectState::NotDeployed).count();
+        let unfinished = run.projects.iter().filter(|p| p.result != ProjectState::Succeeded).count() - not_deployed;
         let result = match state {
             RunState::Running => "running".to_string(),
             RunState::Interrupted => "interrupted".to_string(),
             RunState::Finished if failed > 0 => format!("failed ({failed} of {})", run.projects.len()),
             RunState::Finished if unfinished > 0 => format!("incomplete ({unfinished} not run)"),
+            RunState::Finished if not_deployed > 0 => {
+                format!("not deployed ({not_deployed} of {})", run.projects.len())
+            }
             RunState::Finished => "succeeded".to_string(),
         };
         Self {

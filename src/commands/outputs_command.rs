@@ -63,5 +63,16 @@ pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitSta
             }
         }
     }
-    Ok(if failed > 0 { ExitStatus::Failure } else { ExitStatus::Success })
+    // A stack that is not there is a result of its own, and no success: a script reading
+    // outputs from the wrong stack must not go on with nothing.
+    let not_deployed = results.iter().filter(|result| result.outputs.is_ok() && !result.deployed).count();
+    if not_deployed > 0 {
+        crate::text::stderr_line!(
+            "{} of {} not deployed on stack `{}`",
+            not_deployed,
+            crate::text::counted(results.len(), "project"),
+            outputs.stack.stack
+        );
+    }
+    Ok(if failed > 0 || not_deployed > 0 { ExitStatus::Failure } else { ExitStatus::Success })
 }

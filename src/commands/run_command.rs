@@ -15,7 +15,7 @@ use crate::execute::{
 };
 use crate::exit_status::ExitStatus;
 use crate::graph::NodeIndex;
-use crate::history::{HistoryRecorder, RunStore, StackLock};
+use crate::history::{HistoryRecorder, ResumeBasis, RunStore, StackLock};
 use crate::plan::{closure, ExecutionPlan, Operation};
 use crate::provider::ProjectPath;
 use crate::pulumi::{Backend, ChildEnvironment, PulumiCli, PulumiCliContext};
@@ -201,6 +201,7 @@ fn execute_plan(
         operation: run.operation,
         environment: cli.environment.vars().clone(),
         mask: mask.clone(),
+        planned: info.projects.clone(),
     };
     let lifecycle = ProjectLifecycle::new(PulumiCli::new(cli), context);
     let recorder = HistoryRecorder::new(store);
@@ -252,7 +253,13 @@ fn execute_plan(
         if let Some(signals) = signals {
             signals.abort();
         }
-        dispatcher.await.unwrap_or_default()
+        dispatcher.await.unwrap_or_else(|err| {
+            let fault = match err.try_into_panic() {
+                Ok(payload) => report::panic_message(payload.as_ref()),
+                Err(err) => err.to_string(),
+            };
+            RunSummary { faults: vec![format!("the event dispatcher failed: {fault}")], ..RunSummary::default() }
+        })
     });
     Ok((summary, history_error))
 }
@@ -267,18 +274,27 @@ fn select_projects(
     if !run.resume {
         return super::select_with_affected(settings, loaded, &run.selection, Some(&run.stack.stack));
     }
-    let last = store
-        .runs_of(&loaded.provider.name, &run.stack.stack)
-        .into_iter()
-        .rev()
-        .find(|record| record.operation == run.operation);
-    let (unfinished, resumed): (Vec<NodeIndex>, String) = match last {
-        Some(last) => (
-            last.unfinished().into_iter().filter_map(|path| loaded.graph.node_of(&ProjectPath::new(path))).collect(),
-            format!("run `{}`", last.run_id),
-        ),
+    let runs = store.runs_of(&loaded.provider.name, &run.stack.stack);
+    let (unfinished, resumed): (Vec<NodeIndex>, String) = match ResumeBasis::of(&runs, run.operation) {
+        ResumeBasis::Continue(point) => {
+            // The record is this copy's; the stacks may have moved on without it.
+            super::backend_resume::check_resume_point(settings, run, loaded, &point)?;
+            let unfinished = point.unfinished();
+            let ids: Vec<String> = point.run_ids().iter().map(|id| format!("`{id}`")).collect();
+            let nodes = unfinished.iter().filter_map(|path| loaded.graph.node_of(&ProjectPath::new(path))).collect();
+            (nodes, format!("run {}", ids.join(", ")))
+        }
+        ResumeBasis::Superseded { last, by } => {
+            let ended =
+                by.ended.map_or_else(|| "still unfinished".to_string(), |at| format!("ended {}", seconds_text(at)));
+            return Err(UserError::ResumeSuperseded {
+                resumed: format!("run `{}` ({}, started {})", last.run_id, last.operation, seconds_text(last.started)),
+                changes: vec![format!("run `{}` ran `{}` on it ({ended})", by.run_id, by.operation)],
+                command: super::backend_resume::plain_command(run, loaded),
+            });
+        }
         // This copy has no record: another machine sharing the backend may have run it.
-        None => match super::backend_resume::unfinished_in_backend(run, loaded) {
+        ResumeBasis::Nothing => match super::backend_resume::unfinished_in_backend(settings, run, loaded)? {
             Some(unfinished) => (unfinished, "the stack history in the backend".to_string()),
             None => {
                 return Err(UserError::Usage(format!(
@@ -333,4 +349,10 @@ fn stack_files(settings: &Settings, run: &RunSettings, loaded: &LoadedProvider, 
         }
     }
     files
+}
+
+/// A record's time (seconds since the epoch) as a person reads it.
+fn seconds_text(seconds: f64) -> String {
+    let at = std::time::UNIX_EPOCH + std::time::Duration::try_from_secs_f64(seconds.max(0.0)).unwrap_or_default();
+    humantime::format_rfc3339_seconds(at).to_string()
 }

@@ -41,6 +41,9 @@ pub fn finish_run(run: &RunSettings, summary: &RunSummary, table_on_stdout: bool
     if table_on_stdout {
         crate::text::stdout_text!("{}", summary.table());
     }
+    for fault in &summary.faults {
+        crate::text::stderr_line!("error: internal fault: {fault}; the results above were still recorded");
+    }
     for target in &run.reports {
         match target {
             ReportTarget::Json(path) => report::write_json_report(summary, path)?,

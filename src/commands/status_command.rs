@@ -87,5 +87,5 @@ fn backend_status(
         crate::pulumi::stack_history::project_history(&pulumi, &environment, &loaded.provider, project, &stack.stack)?;
     let latest = history.latest()?;
     let ended = latest.ended.map(|at| humantime::format_rfc3339_seconds(at).to_string()).unwrap_or_else(|| "-".into());
-    Some((latest.operation().to_string(), latest.result.clone(), ended))
+    Some((latest.kind.as_str().to_string(), latest.result.as_str().to_string(), ended))
 }

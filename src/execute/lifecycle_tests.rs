@@ -25,6 +25,7 @@ async fn run(
         operation,
         environment: Default::default(),
         mask: SecretMask::default(),
+        planned: plan.order.iter().map(|&node| graph.project(node).path.clone()).collect(),
     };
     let lifecycle = ProjectLifecycle::new(cli, context);
     let cli = Arc::clone(&lifecycle.cli);
@@ -171,7 +172,7 @@ async fn a_failed_prerequisite_fails_the_project_before_its_operation() {
 }
 
 #[tokio::test]
-async fn a_missing_stack_is_created_for_up_and_left_alone_by_refresh() {
+async fn a_missing_stack_is_created_for_up_and_reported_not_deployed_by_refresh() {
     let provider = test_provider(&[("a", I, &[])]);
     let cli = ScriptedCli { exists: Some(false), ..Default::default() };
     let (_, _, _, cli) = run(provider.clone(), Operation::Up, cli).await;
@@ -180,8 +181,8 @@ async fn a_missing_stack_is_created_for_up_and_left_alone_by_refresh() {
     let (reports, _, _, cli) = run(provider, Operation::Refresh, cli).await;
     assert!(cli.calls().is_empty());
     let a = report(&reports, "a");
-    assert_eq!(a.result, ProjectResult::Succeeded);
-    assert_eq!(a.reason.as_deref(), Some("stack `dev-a` does not exist; nothing to refresh"));
+    assert_eq!(a.result, ProjectResult::NotDeployed);
+    assert_eq!(a.reason.as_deref(), Some("stack `dev-a` does not exist: never deployed, or removed"));
 }
 
 #[tokio::test]
@@ -192,4 +193,82 @@ async fn a_stack_the_backend_could_not_see_is_created_when_the_cli_says_it_is_mi
     let (reports, _, _, cli) = run(provider, Operation::Up, cli).await;
     assert_eq!(report(&reports, "a").result, ProjectResult::Succeeded);
     assert_eq!(cli.calls(), ["up a", "create a", "up a"]);
+}
+
+/// Every shape where a planned project is also a prerequisite (of a project before it, after
+/// it, or beside it; on its own stack or sharing one through `dir`), for every operation: no
+/// stack is operated on twice at once, and a destroy never runs an `up` on a stack it removes.
+#[tokio::test]
+async fn a_stack_is_never_operated_on_twice_at_once_and_destroy_never_brings_one_back() {
+    type Shape =
+        (&'static str, &'static [(&'static str, &'static [&'static str])], Option<(&'static str, &'static str)>);
+    let shapes: [Shape; 5] = [
+        ("beside", &[("creds", &[]), ("app", &[]), ("web", &[])], None),
+        ("after", &[("creds", &[]), ("app", &["creds"]), ("web", &["app"])], None),
+        ("before", &[("app", &[]), ("creds", &["app"]), ("web", &[])], None),
+        ("shared dir", &[("creds", &[]), ("app", &[]), ("web", &[])], Some(("app", "creds"))),
+        ("own dir", &[("vault", &[]), ("creds", &[]), ("app", &[]), ("web", &["vault"])], Some(("creds", "vault"))),
+    ];
+    for (name, projects, shared) in shapes {
+        for operation in [Operation::Up, Operation::Destroy, Operation::Refresh] {
+            let spec: Vec<(&str, Phase, &[&str])> = projects.iter().map(|(path, deps)| (*path, I, *deps)).collect();
+            let mut provider = test_provider(&spec);
+            if let Some((project, dir)) = shared {
+                provider.projects.iter_mut().find(|p| p.path.as_str() == project).unwrap().dir = Some(dir.into());
+            }
+            requiring(&mut provider, "app", "creds", Duration::from_secs(1));
+            requiring(&mut provider, "web", "creds", Duration::from_secs(1));
+            let (reports, _, notes, cli) = run(provider.clone(), operation, ScriptedCli::default()).await;
+            let shape = format!("{name}, {operation}");
+            assert!(cli.overlaps.lock().unwrap().is_empty(), "{shape}: {:?}", cli.overlaps.lock().unwrap());
+            assert!(reports.iter().all(|r| r.result == ProjectResult::Succeeded), "{shape}: {reports:?}");
+            if operation == Operation::Destroy {
+                // Every `creds` here is planned: this destroy removes it.
+                assert!(!cli.calls().iter().any(|call| call.starts_with("up ")), "{shape}: {:?}", cli.calls());
+                assert!(notes.iter().any(|n| n.contains("not run: this destroy removes its stack")), "{shape}");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn destroy_refreshes_a_prerequisite_on_a_stack_it_removes_only_before_removing_it() {
+    // `creds` runs on `vault`'s stack (a targeted credentials update, as MARA's seed does);
+    // `vault` goes first (it depends on `app`), so `app`'s destroy comes after the stack is gone.
+    let mut provider = test_provider(&[("creds", I, &[]), ("app", I, &[]), ("vault", I, &["app"])]);
+    provider.projects[0].only_as_prerequisite = true;
+    provider.projects[0].dir = Some("vault".into());
+    requiring(&mut provider, "vault", "creds", Duration::ZERO);
+    requiring(&mut provider, "app", "creds", Duration::ZERO);
+    let (reports, _, notes, cli) = run(provider, Operation::Destroy, ScriptedCli::default()).await;
+    assert!(reports.iter().all(|r| r.result == ProjectResult::Succeeded), "{reports:?}");
+    assert_eq!(cli.calls(), ["up creds", "destroy vault", "destroy app"]);
+    assert!(notes.iter().any(|n| n == "app: prerequisite `creds` not run: this destroy removes its stack (`vault`)"));
+}
+
+#[tokio::test]
+async fn destroy_still_refreshes_a_prerequisite_it_does_not_remove() {
+    let mut provider = test_provider(&[("creds", I, &[]), ("app", I, &[])]);
+    provider.projects[0].only_as_prerequisite = true;
+    requiring(&mut provider, "app", "creds", Duration::from_secs(1));
+    let (reports, _, _, cli) = run(provider, Operation::Destroy, ScriptedCli::default()).await;
+    assert_eq!(report(&reports, "app").result, ProjectResult::Succeeded);
+    assert_eq!(cli.calls(), ["up creds", "destroy app"]);
+}
+
+#[tokio::test]
+async fn refresh_and_drift_report_a_missing_stack_as_not_deployed_and_go_on() {
+    let provider = test_provider(&[("a", I, &[]), ("b", I, &["a"])]);
+    for operation in [Operation::Refresh, Operation::Drift] {
+        // Known missing, or found missing only when the operation ran.
+        let known = ScriptedCli { exists: Some(false), ..Default::default() };
+        let missing = || OperationOutcome { stack_missing: true, ..failure("no stack named 'dev' found") };
+        let found = ScriptedCli::default().script("a", vec![missing()]).script("b", vec![missing()]);
+        for cli in [known, found] {
+            let (reports, _, _, cli) = run(provider.clone(), operation, cli).await;
+            assert_eq!(report(&reports, "a").result, ProjectResult::NotDeployed, "{operation}");
+            assert_eq!(report(&reports, "b").result, ProjectResult::NotDeployed, "each stack answers for itself");
+            assert!(!cli.calls().iter().any(|call| call.starts_with("create")), "{operation} creates no stack");
+        }
+    }
 }

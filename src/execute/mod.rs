@@ -11,6 +11,7 @@ mod readiness_step;
 mod resource_change;
 mod retry_step;
 mod schedule;
+mod stack_busy;
 
 pub use crate::cancel::{CancelLevel, Cancellation};
 pub use execution_event::{EventSender, ExecutionEvent, InstalledKubeconfig, OutputStream, RunInfo};
@@ -22,6 +23,7 @@ pub use project_lifecycle::{LifecycleContext, ProjectLifecycle};
 pub use project_report::{FailureDetail, ProjectReport, ProjectResult};
 pub use resource_change::{ChangeKind, ResourceChange};
 pub use schedule::Schedule;
+pub use stack_busy::{StackBusy, StackHold};
 
 #[cfg(test)]
 mod lifecycle_tests;

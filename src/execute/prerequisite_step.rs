@@ -20,6 +20,14 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             Arc::clone(gates.entry(prerequisite.project.clone()).or_default())
         };
         let _one_at_a_time = gate.lock().await;
+        if let Some(removed) = self.removed_by_this_destroy(&prerequisite.project) {
+            let message = format!(
+                "prerequisite `{}` not run: this destroy removes its stack (`{removed}`)",
+                prerequisite.project
+            );
+            events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
+            return Ok(());
+        }
         let window = prerequisite.succeeded_within;
         let in_this_run =
             self.succeeded_in_this_run.lock().ok().and_then(|done| done.get(&prerequisite.project).copied());
@@ -66,5 +74,23 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         } else {
             Err(format!("prerequisite `{}` {}: {summary}", prerequisite.project, result.as_str()))
         }
+    }
+
+    /// During a `destroy`, why `prerequisite` must not run: this destroy removes it (it is
+    /// planned), or already removed the stack it runs on (a project sharing its `dir`).
+    /// Bringing either up would undo this run's own destroy, or race it. A prerequisite on a
+    /// stack that stays, or whose destroy is still to come, runs as ever: a destroy may need
+    /// fresh credentials in that very stack first.
+    fn removed_by_this_destroy(&self, prerequisite: &crate::provider::ProjectPath) -> Option<String> {
+        if self.context.operation != Operation::Destroy {
+            return None;
+        }
+        if self.context.planned.contains(prerequisite) {
+            return Some(prerequisite.to_string());
+        }
+        let graph = &self.context.graph;
+        let folder = graph.project(graph.node_of(prerequisite)?).stack_folder().to_string();
+        let destroyed = self.destroyed_in_this_run.lock().ok()?;
+        destroyed.contains(&folder).then_some(folder)
     }
 }

@@ -6,7 +6,7 @@ use std::time::{Instant, SystemTime};
 
 use super::{
     CancelLevel, Cancellation, EventSender, ExecutionEvent, FailureDetail, OperationProgress, ProjectCli, ProjectJob,
-    ProjectReport, ProjectResult,
+    ProjectReport, ProjectResult, StackBusy,
 };
 use crate::graph::{NodeIndex, ProjectGraph};
 use crate::plan::Operation;
@@ -21,6 +21,9 @@ pub struct LifecycleContext {
     pub environment: BTreeMap<String, String>,
     /// Stack outputs read for hooks are added to it.
     pub mask: SecretMask,
+    /// Every project of the run's plan: a `destroy` never brings back up (as a prerequisite) a
+    /// stack it removes.
+    pub planned: Vec<ProjectPath>,
 }
 
 /// One project's way through a run, as steps: prerequisites, stack creation, the operation and
@@ -32,6 +35,10 @@ pub struct ProjectLifecycle<C: ProjectCli> {
     pub(super) prerequisite_gates: Arc<std::sync::Mutex<HashMap<ProjectPath, Arc<tokio::sync::Mutex<()>>>>>,
     /// When each project last succeeded with an `up` in this run.
     pub(super) succeeded_in_this_run: Arc<std::sync::Mutex<HashMap<ProjectPath, SystemTime>>>,
+    /// The stacks operated on right now: one operation per stack at a time.
+    pub(super) busy: StackBusy,
+    /// Stack folders a `destroy` of this run removed: no prerequisite brings them back.
+    pub(super) destroyed_in_this_run: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
 }
 
 impl<C: ProjectCli> Clone for ProjectLifecycle<C> {
@@ -41,6 +48,8 @@ impl<C: ProjectCli> Clone for ProjectLifecycle<C> {
             context: Arc::clone(&self.context),
             prerequisite_gates: Arc::clone(&self.prerequisite_gates),
             succeeded_in_this_run: Arc::clone(&self.succeeded_in_this_run),
+            busy: self.busy.clone(),
+            destroyed_in_this_run: Arc::clone(&self.destroyed_in_this_run),
         }
     }
 }
@@ -52,6 +61,8 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             context: Arc::new(context),
             prerequisite_gates: Arc::default(),
             succeeded_in_this_run: Arc::default(),
+            busy: StackBusy::default(),
+            destroyed_in_this_run: Arc::default(),
         }
     }
 }
@@ -151,14 +162,37 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
                 return report.failed(&nothing, simple_failure(message));
             }
         }
+        // Prerequisites first, with nothing held: a prerequisite may run on this very stack.
+        let _hold = match self.busy.try_hold(project.stack_folder()) {
+            Some(hold) => hold,
+            None => {
+                let message = format!(
+                    "waiting: stack of `{}` is busy with another operation of this run",
+                    project.stack_folder()
+                );
+                events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
+                let mut stop = cancellation.subscribe();
+                tokio::select! {
+                    hold = self.busy.hold(project.stack_folder()) => hold,
+                    _ = stop.wait_for(|level| *level >= CancelLevel::Graceful) => {
+                        let reason = Some("cancelled while waiting for its stack".into());
+                        return report.finish(ProjectResult::Cancelled, &nothing, reason, None);
+                    }
+                }
+            }
+        };
         let stack = match self.cli.locate_stack(&project).await {
             Ok(stack) => stack,
             Err(message) => return report.failed(&nothing, simple_failure(message)),
         };
         if stack.exists == Some(false) {
-            if matches!(operation, Operation::Refresh | Operation::Destroy | Operation::Drift) {
+            if operation == Operation::Destroy {
+                self.note_destroyed(&project);
                 let reason = format!("stack `{}` does not exist; nothing to {operation}", stack.name);
                 return report.finish(ProjectResult::Succeeded, &nothing, Some(reason), None);
+            }
+            if matches!(operation, Operation::Refresh | Operation::Drift) {
+                return report.finish(ProjectResult::NotDeployed, &nothing, Some(not_deployed(&stack.name)), None);
             }
             if let Err(failure) = self.cli.create_stack(&project, &stack, &events, &cancellation).await {
                 return report.failed(&nothing, failure);
@@ -166,7 +200,11 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         }
         let mut outcome = self.cli.run_operation(&project, &stack, operation, &events, &cancellation).await;
         // A backend that cannot tell whether a stack exists says so when the operation runs.
-        if stack.exists.is_none() && !outcome.succeeded && outcome.stack_missing && operation != Operation::Destroy {
+        let missing = stack.exists.is_none() && !outcome.succeeded && outcome.stack_missing;
+        if missing && matches!(operation, Operation::Refresh | Operation::Drift) {
+            return report.finish(ProjectResult::NotDeployed, &nothing, Some(not_deployed(&stack.name)), None);
+        }
+        if missing && operation != Operation::Destroy {
             if let Err(failure) = self.cli.create_stack(&project, &stack, &events, &cancellation).await {
                 return report.failed(&outcome.progress, failure);
             }
@@ -200,7 +238,17 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         if operation == Operation::Up {
             self.record_success(&project.path);
         }
+        if operation == Operation::Destroy {
+            self.note_destroyed(&project);
+        }
         report.finish(ProjectResult::Succeeded, &outcome.progress, None, None)
+    }
+
+    /// Its stack is gone (or never was): no prerequisite of this destroy brings it back.
+    fn note_destroyed(&self, project: &crate::provider::Project) {
+        if let Ok(mut destroyed) = self.destroyed_in_this_run.lock() {
+            destroyed.insert(project.stack_folder().to_string());
+        }
     }
 
     pub(super) fn record_success(&self, project: &ProjectPath) {
@@ -208,6 +256,10 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             done.insert(project.clone(), SystemTime::now());
         }
     }
+}
+
+fn not_deployed(stack: &str) -> String {
+    format!("stack `{stack}` does not exist: never deployed, or removed")
 }
 
 pub(super) fn simple_failure(message: String) -> FailureDetail {

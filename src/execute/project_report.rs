@@ -13,6 +13,10 @@ pub enum ProjectResult {
     Failed,
     Skipped,
     Cancelled,
+    /// `refresh`, `drift`: the stack does not exist, so there was nothing to look at. Not a
+    /// success: a check pointed at the wrong stack must not pass.
+    #[serde(rename = "not deployed")]
+    NotDeployed,
 }
 
 impl ProjectResult {
@@ -22,7 +26,14 @@ impl ProjectResult {
             ProjectResult::Failed => "failed",
             ProjectResult::Skipped => "skipped",
             ProjectResult::Cancelled => "cancelled",
+            ProjectResult::NotDeployed => "not deployed",
         }
+    }
+
+    /// Whether what waits on this project may start: a missing stack stops nobody from
+    /// finding out that theirs is missing too.
+    pub fn lets_dependents_run(self) -> bool {
+        matches!(self, ProjectResult::Succeeded | ProjectResult::NotDeployed)
     }
 }
 

@@ -147,8 +147,11 @@ impl Schedule {
     /// Records how `node` ended; returns the reports of the projects that can no longer run.
     pub fn finish(&mut self, node: NodeIndex, result: ProjectResult) -> Vec<ProjectReport> {
         let Ok(i) = self.nodes.binary_search(&node) else { return Vec::new() };
+        if matches!(self.states[i], State::Done(_)) {
+            return Vec::new(); // ended once already: its edges were released then
+        }
         if let (State::Running, Some(pool)) = (self.states[i], self.pool_of[i]) {
-            self.pool_running[pool] -= 1;
+            self.pool_running[pool] = self.pool_running[pool].saturating_sub(1);
             for k in std::mem::take(&mut self.pool_waiting[pool]) {
                 self.ready.push(Reverse((self.priorities[k], k)));
             }
@@ -162,11 +165,13 @@ impl Schedule {
         self.states[i] = State::Done(result);
         let in_first_phase = self.feeds_barrier(i);
         if in_first_phase {
-            self.first_phase_unfinished -= 1;
+            self.first_phase_unfinished = self.first_phase_unfinished.saturating_sub(1);
         }
-        if result == ProjectResult::Succeeded {
+        if result.lets_dependents_run() {
             for (k, _) in self.unblocks[i].clone() {
-                self.remaining[k] -= 1;
+                // Saturating: a count the executor gets wrong must not take the run (and its
+                // record) down; the state check below still starts each project once.
+                self.remaining[k] = self.remaining[k].saturating_sub(1);
                 if self.remaining[k] == 0 && self.states[k] == State::Pending {
                     self.unblock(k);
                 }
@@ -204,7 +209,7 @@ impl Schedule {
             // A skipped project is an ending too: its dependents and the barrier follow.
             self.states[k] = State::Done(ProjectResult::Skipped);
             if self.feeds_barrier(k) {
-                self.first_phase_unfinished -= 1;
+                self.first_phase_unfinished = self.first_phase_unfinished.saturating_sub(1);
                 if self.phase_failure.is_none() {
                     let phase = self.phases[k];
                     let reason = format!("{phase} phase did not succeed (`{}` skipped)", self.paths[k]);
@@ -346,5 +351,19 @@ mod tests {
         );
         assert_eq!(schedule.start_next(), None);
         let _ = graph;
+    }
+
+    #[test]
+    fn a_project_reported_twice_releases_its_dependents_once() {
+        let (graph, mut schedule) = schedule(&[("a", I, &[]), ("b", I, &["a"]), ("c", I, &["a", "b"]), ("k", K, &[])]);
+        let a = schedule.start_next().unwrap();
+        for result in [ProjectResult::Succeeded, ProjectResult::Succeeded, ProjectResult::Failed] {
+            assert!(schedule.finish(a, result).is_empty());
+        }
+        let b = schedule.start_next().unwrap();
+        assert_eq!(graph.project(b).path.as_str(), "b");
+        assert_eq!(schedule.start_next(), None, "c still waits for b");
+        schedule.finish(b, ProjectResult::Succeeded);
+        assert_eq!(path(&graph, schedule.start_next()), "c");
     }
 }

@@ -23,6 +23,9 @@ pub struct ScriptedCli {
     pub history: HashMap<String, SystemTime>,
     /// What reading a locked stack's lock again finds; `None`: it cannot tell.
     pub lock_recheck: Option<LockRecheck>,
+    /// Stack folders an operation runs on right now, and every time one was entered twice.
+    pub active: Mutex<Vec<String>>,
+    pub overlaps: Mutex<Vec<String>>,
 }
 
 impl ScriptedCli {
@@ -72,6 +75,18 @@ impl ProjectCli for ScriptedCli {
         _: &Cancellation,
     ) -> OperationOutcome {
         self.call(format!("{operation} {}", project.path));
+        let folder = project.stack_folder().to_string();
+        if self.active.lock().unwrap().contains(&folder) {
+            self.overlaps.lock().unwrap().push(format!("{operation} {}", project.path));
+        }
+        self.active.lock().unwrap().push(folder.clone());
+        // Long enough for anything else the executor started to reach the CLI meanwhile.
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        let mut active = self.active.lock().unwrap();
+        if let Some(at) = active.iter().position(|held| *held == folder) {
+            active.remove(at);
+        }
+        drop(active);
         let next = self.outcomes.lock().unwrap().get_mut(project.path.as_str()).and_then(VecDeque::pop_front);
         next.unwrap_or(OperationOutcome { succeeded: true, ..Default::default() })
     }

@@ -41,7 +41,7 @@ pub fn expected_durations(
             let middle = recent.len() / 2;
             let median =
                 if recent.len() % 2 == 1 { recent[middle] } else { (recent[middle - 1] + recent[middle]) / 2.0 };
-            (project, Duration::from_secs_f64(median))
+            (project, Duration::try_from_secs_f64(median).unwrap_or(Duration::MAX))
         })
         .collect()
 }

@@ -118,6 +118,10 @@ fn seconds(time: SystemTime) -> f64 {
 }
 
 impl Reporter for HistoryRecorder {
+    fn name(&self) -> &'static str {
+        "history recorder"
+    }
+
     fn on_event(&mut self, event: &ExecutionEvent) {
         match event {
             ExecutionEvent::RunStarted(info) => {

@@ -1,5 +1,6 @@
 mod expected_durations;
 mod history_recorder;
+mod resume_point;
 mod run_record;
 mod run_store;
 mod run_timeline;
@@ -9,6 +10,7 @@ mod timeline_recorder;
 
 pub use expected_durations::expected_durations;
 pub use history_recorder::HistoryRecorder;
+pub use resume_point::{ResumeBasis, ResumePoint};
 pub use run_record::{ProjectRecord, ProjectState, RunRecord, RunState};
 pub use run_store::RunStore;
 pub use run_timeline::{RunTimeline, Segment, SegmentKind, TimelineProject};

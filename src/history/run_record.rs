@@ -37,6 +37,8 @@ pub enum ProjectState {
     Failed,
     Skipped,
     Cancelled,
+    #[serde(rename = "not deployed")]
+    NotDeployed,
 }
 
 impl ProjectState {
@@ -48,6 +50,7 @@ impl ProjectState {
             ProjectState::Failed => "failed",
             ProjectState::Skipped => "skipped",
             ProjectState::Cancelled => "cancelled",
+            ProjectState::NotDeployed => "not deployed",
         }
     }
 }
@@ -59,6 +62,7 @@ impl From<ProjectResult> for ProjectState {
             ProjectResult::Failed => ProjectState::Failed,
             ProjectResult::Skipped => ProjectState::Skipped,
             ProjectResult::Cancelled => ProjectState::Cancelled,
+            ProjectResult::NotDeployed => ProjectState::NotDeployed,
         }
     }
 }

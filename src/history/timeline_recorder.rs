@@ -71,6 +71,10 @@ impl TimelineRecorder {
 }
 
 impl Reporter for TimelineRecorder {
+    fn name(&self) -> &'static str {
+        "timeline recorder"
+    }
+
     fn on_event(&mut self, event: &ExecutionEvent) {
         let now = seconds(SystemTime::now());
         match event {

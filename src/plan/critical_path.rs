@@ -48,7 +48,7 @@ impl CriticalPath {
                 }
                 barrier_closed = false;
             }
-            finish[i] = start[i] + duration(i).unwrap_or_default();
+            finish[i] = start[i].saturating_add(duration(i).unwrap_or_default());
             for &next in &dag.successors[i] {
                 relax(next, i, finish[i], &mut start, &mut from);
             }
@@ -66,7 +66,7 @@ impl CriticalPath {
         }
         projects.reverse();
         let length = slots.iter().map(|&i| finish[i]).max().unwrap_or_default();
-        let total_work = (0..barrier).filter_map(duration).sum();
+        let total_work = (0..barrier).filter_map(duration).fold(Duration::ZERO, Duration::saturating_add);
         let unknown = (0..barrier).filter(|&i| duration(i).is_none()).map(|i| plan.steps[i].node).collect();
         Self { projects, length, total_work, unknown }
     }

@@ -106,8 +106,7 @@ impl ExecutionPlan {
             step.expected = expected(step.node);
         }
         let known: Vec<Duration> = self.steps.iter().filter_map(|step| step.expected).collect();
-        let stand_in =
-            if known.is_empty() { Duration::ZERO } else { known.iter().sum::<Duration>() / known.len() as u32 };
+        let stand_in = super::forecast::saturating_mean(&known);
         let dag = self.dag();
         let slots = self.topological_slots(&dag);
         let paths = dag.remaining_paths(&slots, &|i| self.steps[i].expected.unwrap_or(stand_in));

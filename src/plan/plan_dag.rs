@@ -58,8 +58,9 @@ impl PlanDag {
             let mut stack = vec![slot];
             while let Some(done) = stack.pop() {
                 for &next in &self.successors[done] {
-                    remaining[next] -= 1;
-                    if remaining[next] == 0 {
+                    let before = remaining[next];
+                    remaining[next] = before.saturating_sub(1);
+                    if before == 1 {
                         if next == barrier {
                             stack.push(next);
                         } else {
@@ -99,7 +100,7 @@ impl PlanDag {
                 paths[barrier] = longest_after(barrier, &paths);
                 barrier_done = true;
             }
-            paths[i] = duration(i) + longest_after(i, &paths);
+            paths[i] = duration(i).saturating_add(longest_after(i, &paths));
         }
         paths.truncate(barrier);
         paths

@@ -61,3 +61,11 @@ pub struct Project {
     #[serde(skip)]
     pub dependency_origins: Vec<Location>,
 }
+
+impl Project {
+    /// The folder whose program and stack this project runs: `dir`, else its own path. Two
+    /// projects with the same folder operate on the same stack.
+    pub fn stack_folder(&self) -> &str {
+        self.dir.as_deref().unwrap_or(self.path.as_str())
+    }
+}

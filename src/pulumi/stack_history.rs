@@ -8,28 +8,115 @@ use serde::Deserialize;
 
 use super::{Backend, ChildEnvironment, PulumiManifest};
 use crate::cancel::{Cancellation, ChildEnd, ChildProcess, QUERY_TIMEOUT};
+use crate::plan::Operation;
 use crate::provider::{ProjectPath, Provider};
 
-/// One entry: `kind` is `update`, `refresh`, `destroy` (or `preview`, `import`...).
+/// What an entry of the history did: Pulumi's `UpdateKind` (`apitype`), read once here so no
+/// caller compares strings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpdateKind {
+    Update,
+    Preview,
+    Refresh,
+    Rename,
+    Destroy,
+    Import,
+    ResourceImport,
+    /// A kind this runner does not know yet: treated as a change to the stack.
+    Other(String),
+}
+
+impl UpdateKind {
+    pub fn parse(text: &str) -> Self {
+        match text {
+            "update" => UpdateKind::Update,
+            "preview" => UpdateKind::Preview,
+            "refresh" => UpdateKind::Refresh,
+            "rename" => UpdateKind::Rename,
+            "destroy" => UpdateKind::Destroy,
+            "import" => UpdateKind::Import,
+            "resource-import" => UpdateKind::ResourceImport,
+            other => UpdateKind::Other(other.to_string()),
+        }
+    }
+
+    /// The runner's operation that records this kind: `update` is `up`.
+    pub fn operation(&self) -> Option<Operation> {
+        match self {
+            UpdateKind::Update => Some(Operation::Up),
+            UpdateKind::Refresh => Some(Operation::Refresh),
+            UpdateKind::Destroy => Some(Operation::Destroy),
+            _ => None,
+        }
+    }
+
+    /// Whether the entry may have changed the stack (its resources or its state): all but a preview.
+    pub fn changes_stack(&self) -> bool {
+        *self != UpdateKind::Preview
+    }
+
+    /// The name a person reads: the runner's operation where there is one, else Pulumi's kind.
+    pub fn as_str(&self) -> &str {
+        match self {
+            UpdateKind::Preview => "preview",
+            UpdateKind::Rename => "rename",
+            UpdateKind::Import => "import",
+            UpdateKind::ResourceImport => "resource-import",
+            UpdateKind::Other(other) => other,
+            known => known.operation().map_or("update", Operation::as_str),
+        }
+    }
+}
+
+/// How an entry ended: Pulumi's `UpdateResult`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpdateResult {
+    NotStarted,
+    InProgress,
+    Succeeded,
+    Failed,
+    Other(String),
+}
+
+impl UpdateResult {
+    pub fn parse(text: &str) -> Self {
+        match text {
+            "not-started" => UpdateResult::NotStarted,
+            "in-progress" => UpdateResult::InProgress,
+            "succeeded" => UpdateResult::Succeeded,
+            "failed" => UpdateResult::Failed,
+            other => UpdateResult::Other(other.to_string()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            UpdateResult::NotStarted => "not-started",
+            UpdateResult::InProgress => "in-progress",
+            UpdateResult::Succeeded => "succeeded",
+            UpdateResult::Failed => "failed",
+            UpdateResult::Other(other) => other,
+        }
+    }
+}
+
+/// One entry of a stack's history.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StackUpdate {
-    pub kind: String,
-    pub result: String,
+    pub kind: UpdateKind,
+    pub result: UpdateResult,
     pub started: Option<SystemTime>,
     pub ended: Option<SystemTime>,
 }
 
 impl StackUpdate {
-    /// The runner's name of the operation: `update` is `up`.
-    pub fn operation(&self) -> &str {
-        match self.kind.as_str() {
-            "update" => "up",
-            other => other,
-        }
+    /// The runner's operation that records this entry, if any.
+    pub fn operation(&self) -> Option<Operation> {
+        self.kind.operation()
     }
 
     pub fn succeeded(&self) -> bool {
-        self.result == "succeeded"
+        self.result == UpdateResult::Succeeded
     }
 }
 
@@ -63,8 +150,8 @@ impl StackHistory {
             .map(|entry| StackUpdate {
                 started: time(&entry.start_time),
                 ended: time(&entry.end_time),
-                kind: entry.kind,
-                result: entry.result,
+                kind: UpdateKind::parse(&entry.kind),
+                result: UpdateResult::parse(&entry.result),
             })
             .collect();
         updates.sort_by_key(|update| std::cmp::Reverse(update.ended.or(update.started)));
@@ -75,14 +162,14 @@ impl StackHistory {
     pub fn last_successful_up(&self) -> Option<SystemTime> {
         self.updates
             .iter()
-            .filter(|update| update.operation() == "up" && update.succeeded())
+            .filter(|update| update.kind == UpdateKind::Update && update.succeeded())
             .filter_map(|u| u.ended)
             .max()
     }
 
     /// The newest entry of `operation` (`up`, `refresh`, `destroy`), whatever its result.
-    pub fn latest_of(&self, operation: &str) -> Option<&StackUpdate> {
-        self.updates.iter().find(|update| update.operation() == operation)
+    pub fn latest_of(&self, operation: Operation) -> Option<&StackUpdate> {
+        self.updates.iter().find(|update| update.operation() == Some(operation))
     }
 
     pub fn latest(&self) -> Option<&StackUpdate> {
@@ -158,8 +245,8 @@ mod tests {
     fn reads_what_the_real_cli_printed() {
         let history = StackHistory::parse(&fixture("refresh-after-update.json")).unwrap();
         assert_eq!(history.updates.len(), 2);
-        assert_eq!(history.latest().unwrap().operation(), "refresh");
-        let up = history.latest_of("up").unwrap();
+        assert_eq!(history.latest().unwrap().kind, UpdateKind::Refresh);
+        let up = history.latest_of(Operation::Up).unwrap();
         assert!(up.succeeded());
         assert_eq!(history.last_successful_up(), up.ended);
         assert_eq!(up.ended, Some(humantime::parse_rfc3339("2026-11-22T22:11:43Z").unwrap()));
@@ -168,8 +255,8 @@ mod tests {
     #[test]
     fn a_failed_update_is_not_a_success() {
         let history = StackHistory::parse(&fixture("failed-update.json")).unwrap();
-        let latest_up = history.latest_of("up").unwrap();
-        assert_eq!(latest_up.result, "failed");
+        let latest_up = history.latest_of(Operation::Up).unwrap();
+        assert_eq!(latest_up.result, UpdateResult::Failed);
         // The earlier successful update still counts as the last success.
         assert_eq!(history.last_successful_up(), Some(humantime::parse_rfc3339("2026-11-22T22:11:43Z").unwrap()));
     }
@@ -178,8 +265,32 @@ mod tests {
     fn order_comes_from_times_not_versions() {
         let text = r#"[{"version":0,"kind":"update","result":"succeeded","startTime":"2026-01-01T00:00:00.000Z","endTime":"2026-01-01T00:00:05.000Z"},
                        {"version":0,"kind":"destroy","result":"succeeded","startTime":"2026-01-02T00:00:00.000Z","endTime":"2026-01-02T00:00:05.000Z"}]"#;
-        assert_eq!(StackHistory::parse(text).unwrap().latest().unwrap().operation(), "destroy");
+        assert_eq!(StackHistory::parse(text).unwrap().latest().unwrap().operation(), Some(Operation::Destroy));
         assert!(StackHistory::parse("not json").is_err());
         assert_eq!(StackHistory::parse("[]").unwrap().latest(), None);
+    }
+
+    #[test]
+    fn every_kind_and_result_pulumi_writes_is_read_into_its_own_variant() {
+        for (text, kind, operation) in [
+            ("update", UpdateKind::Update, Some(Operation::Up)),
+            ("refresh", UpdateKind::Refresh, Some(Operation::Refresh)),
+            ("destroy", UpdateKind::Destroy, Some(Operation::Destroy)),
+            ("preview", UpdateKind::Preview, None),
+            ("rename", UpdateKind::Rename, None),
+            ("import", UpdateKind::Import, None),
+            ("resource-import", UpdateKind::ResourceImport, None),
+        ] {
+            let parsed = UpdateKind::parse(text);
+            assert_eq!(parsed, kind);
+            assert_eq!(parsed.operation(), operation, "{text}");
+            assert_eq!(parsed.changes_stack(), text != "preview");
+        }
+        assert_eq!(UpdateKind::parse("update").as_str(), "up");
+        assert_eq!(UpdateKind::parse("teleport"), UpdateKind::Other("teleport".into()));
+        assert!(UpdateKind::parse("teleport").changes_stack(), "an unknown kind may have changed the stack");
+        for text in ["not-started", "in-progress", "succeeded", "failed", "exploded"] {
+            assert_eq!(UpdateResult::parse(text).as_str(), text);
+        }
     }
 }

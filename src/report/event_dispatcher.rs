@@ -9,22 +9,51 @@ use crate::secrets::SecretMask;
 /// Returns the summary it collected along the way.
 pub async fn dispatch_events(
     mut receiver: mpsc::Receiver<ExecutionEvent>,
-    mut reporters: Vec<Box<dyn Reporter>>,
+    reporters: Vec<Box<dyn Reporter>>,
     mask: SecretMask,
     mut eta: Option<EtaTracker>,
 ) -> RunSummary {
     let mut summary = RunSummary::default();
+    // A reporter or the forecast that panics is dropped, and the fault kept for the end of the
+    // run: the others, the summary above all, still see every event, so what ran is recorded.
+    let mut reporters: Vec<Option<Box<dyn Reporter>>> = reporters.into_iter().map(Some).collect();
     while let Some(event) = receiver.recv().await {
         let event = mask_event(event, &mask);
-        let estimate = eta.as_mut().and_then(|eta| eta.on_event(&event));
+        let estimate = match eta.as_mut().map(|eta| contained(|| eta.on_event(&event))) {
+            Some(Err(panic)) => {
+                summary.faults.push(format!("the ETA forecast failed: {panic}"));
+                eta = None;
+                None
+            }
+            Some(Ok(estimate)) => estimate,
+            None => None,
+        };
         for event in std::iter::once(event).chain(estimate) {
-            for reporter in reporters.iter_mut() {
-                reporter.on_event(&event);
+            for slot in reporters.iter_mut() {
+                let Some(reporter) = slot.as_mut() else { continue };
+                if let Err(panic) = contained(|| reporter.on_event(&event)) {
+                    summary.faults.push(format!("the {} failed: {panic}", reporter.name()));
+                    *slot = None;
+                }
             }
             summary.on_event(&event);
         }
     }
     summary
+}
+
+/// Runs `work`, turning a panic into its message.
+fn contained<T>(work: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|payload| panic_message(payload.as_ref()))
+}
+
+/// What a panic said: its `&str` or `String` payload.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|text| (*text).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
 }
 
 fn mask_event(event: ExecutionEvent, mask: &SecretMask) -> ExecutionEvent {
@@ -63,5 +92,44 @@ fn mask_event(event: ExecutionEvent, mask: &SecretMask) -> ExecutionEvent {
         | ExecutionEvent::Interrupting { .. }
         | ExecutionEvent::RunFinished { .. }
         | ExecutionEvent::RunEstimate { .. }) => event,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::SystemTime;
+
+    use super::*;
+    use crate::execute::{ProjectReport, ProjectResult};
+    use crate::provider::ProjectPath;
+
+    /// Panics on the second event it sees, and counts what it saw.
+    struct Brittle(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+    impl Reporter for Brittle {
+        fn on_event(&mut self, _: &ExecutionEvent) {
+            let seen = self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            assert!(seen < 1, "attempt to subtract with overflow");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_panicking_reporter_is_dropped_and_named_while_the_summary_sees_every_event() {
+        let (events, receiver) = crate::execute::EventSender::channel(16);
+        let seen = std::sync::Arc::default();
+        let brittle: Box<dyn Reporter> = Box::new(Brittle(std::sync::Arc::clone(&seen)));
+        let dispatcher = tokio::spawn(dispatch_events(receiver, vec![brittle], SecretMask::default(), None));
+        for project in ["a", "b", "c"] {
+            let report = ProjectReport::not_run(ProjectPath::new(project), ProjectResult::Succeeded, String::new());
+            events.send(ExecutionEvent::ProjectFinished(report)).await;
+        }
+        events.send(ExecutionEvent::RunFinished { at: SystemTime::now(), interrupted: false }).await;
+        drop(events);
+        let summary = dispatcher.await.unwrap();
+        assert_eq!(summary.reports.len(), 3, "every project is still in the summary");
+        assert!(summary.finished.is_some());
+        assert_eq!(summary.faults, ["the reporter failed: attempt to subtract with overflow"]);
+        assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 2, "dropped after its panic");
+        assert!(!summary.all_succeeded(), "a fault fails the run");
     }
 }

@@ -56,6 +56,12 @@ fn status_of(report: &ProjectReport) -> TestCaseStatus {
             status.add_reruns(reruns(report));
             status
         }
+        // A check of a stack that is not there must not pass.
+        ProjectResult::NotDeployed => {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            status.set_message(format!("not deployed: {}", report.reason.as_deref().unwrap_or_default()));
+            status
+        }
         ProjectResult::Skipped | ProjectResult::Cancelled => {
             let mut status = TestCaseStatus::skipped();
             status.set_message(format!("{}: {}", report.result.as_str(), report.reason.as_deref().unwrap_or_default()));

@@ -40,6 +40,10 @@ impl LogFiles {
 }
 
 impl Reporter for LogFiles {
+    fn name(&self) -> &'static str {
+        "log writer"
+    }
+
     fn on_event(&mut self, event: &ExecutionEvent) {
         match event {
             ExecutionEvent::ProjectOutput { project, stream, line } => {

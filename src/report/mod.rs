@@ -14,7 +14,7 @@ mod terminal_reporter;
 
 pub use change_report::{write_markdown_report, ChangeReport, ProjectChanges};
 pub use eta_tracker::EtaTracker;
-pub use event_dispatcher::dispatch_events;
+pub use event_dispatcher::{dispatch_events, panic_message};
 pub use json_report::write_json_report;
 pub use junit_report::write_junit_report;
 pub use log_files::LogFiles;

@@ -23,6 +23,10 @@ fn timestamp() -> String {
 }
 
 impl Reporter for PlainReporter {
+    fn name(&self) -> &'static str {
+        "plain reporter"
+    }
+
     fn on_event(&mut self, event: &ExecutionEvent) {
         // After each end a new estimate is news; after a start it rarely changes.
         if let ExecutionEvent::RunEstimate { ended, .. } = event {

@@ -151,6 +151,28 @@ fn cancel_events() -> Vec<ExecutionEvent> {
     ]
 }
 
+/// A check of stacks that are not all there: `not deployed` is a result of its own.
+fn not_deployed_events() -> Vec<ExecutionEvent> {
+    let missing = |project: &str, from: u64| {
+        let mut report = ran(project, ProjectResult::NotDeployed, from, from + 40);
+        report.reason = Some(format!(
+            "stack `organization/{}/dev` does not exist: never deployed, or removed",
+            project.rsplit('/').next().unwrap()
+        ));
+        report
+    };
+    vec![
+        run_started(&["infrastructure/vpc", "infrastructure/registry", "infrastructure/cluster"]),
+        started("infrastructure/vpc", 1, 10),
+        started("infrastructure/registry", 1, 15),
+        finished(missing("infrastructure/vpc", 10)),
+        finished(ran("infrastructure/registry", ProjectResult::Succeeded, 15, 2_100)),
+        started("infrastructure/cluster", 1, 60),
+        finished(missing("infrastructure/cluster", 60)),
+        ExecutionEvent::RunFinished { at: at(2_200), interrupted: false },
+    ]
+}
+
 fn summary_of(events: &[ExecutionEvent]) -> RunSummary {
     let mut summary = RunSummary::default();
     for event in events {
@@ -239,6 +261,7 @@ scenario_tests! {
     success => success_events,
     failure => failure_events,
     cancel => cancel_events,
+    not_deployed => not_deployed_events,
 }
 
 #[test]

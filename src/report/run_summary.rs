@@ -13,6 +13,9 @@ pub struct RunSummary {
     pub interrupted: bool,
     /// Contexts the `on_success` hooks installed, in the order they were.
     pub kubeconfigs: Vec<InstalledKubeconfig>,
+    /// Parts of the runner that failed during the run (a reporter, the forecast), contained so
+    /// the run still ended and was recorded; any of them fails the run.
+    pub faults: Vec<String>,
 }
 
 impl Reporter for RunSummary {
@@ -52,6 +55,7 @@ impl RunSummary {
         let nothing_planned = self.info.as_ref().is_some_and(|info| info.projects.is_empty());
         self.reports.iter().all(|report| report.result == ProjectResult::Succeeded)
             && (!self.reports.is_empty() || nothing_planned)
+            && self.faults.is_empty()
     }
 
     pub fn wall_time(&self) -> Duration {
@@ -65,17 +69,18 @@ impl RunSummary {
     pub fn table(&self) -> String {
         let rows = self.ordered();
         let width = rows.iter().map(|report| report.project.as_str().len()).max().unwrap_or(7).max(7);
+        let result_width = rows.iter().map(|report| report.result.as_str().len()).max().unwrap_or(9).max(9);
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "{:width$}  {:9}  {:>8}  {:>7} {:>7} {:>7} {:>9}",
+            "{:width$}  {:result_width$}  {:>8}  {:>7} {:>7} {:>7} {:>9}",
             "project", "result", "duration", "created", "updated", "deleted", "unchanged"
         );
         for report in &rows {
             let changes = &report.changes;
             let _ = writeln!(
                 out,
-                "{:width$}  {:9}  {:>8}  {:>7} {:>7} {:>7} {:>9}",
+                "{:width$}  {:result_width$}  {:>8}  {:>7} {:>7} {:>7} {:>9}",
                 report.project.as_str(),
                 report.result.as_str(),
                 if report.started.is_some() { format_duration(report.duration) } else { "-".into() },
@@ -87,13 +92,17 @@ impl RunSummary {
         }
         let _ = write!(
             out,
-            "{} succeeded, {} failed, {} skipped, {} cancelled in {}",
+            "{} succeeded, {} failed, {} skipped, {} cancelled",
             self.count(ProjectResult::Succeeded),
             self.count(ProjectResult::Failed),
             self.count(ProjectResult::Skipped),
             self.count(ProjectResult::Cancelled),
-            format_duration(self.wall_time())
         );
+        let not_deployed = self.count(ProjectResult::NotDeployed);
+        if not_deployed > 0 {
+            let _ = write!(out, ", {not_deployed} not deployed");
+        }
+        let _ = write!(out, " in {}", format_duration(self.wall_time()));
         out.push('\n');
         out
     }

@@ -76,6 +76,7 @@ impl TerminalReporter {
             ProjectResult::Failed => style.red().apply_to("✗"),
             ProjectResult::Skipped => style.yellow().apply_to("-"),
             ProjectResult::Cancelled => style.yellow().apply_to("!"),
+            ProjectResult::NotDeployed => style.red().apply_to("∅"),
         };
         let duration = if report.started.is_some() { format_duration(report.duration) } else { String::new() };
         let mut why = Vec::new();
@@ -198,6 +199,10 @@ pub fn progress_status(progress: &OperationProgress) -> String {
 }
 
 impl Reporter for TerminalReporter {
+    fn name(&self) -> &'static str {
+        "terminal reporter"
+    }
+
     fn on_event(&mut self, event: &ExecutionEvent) {
         match event {
             ExecutionEvent::RunStarted(info) => {

@@ -103,9 +103,10 @@ fn preview_report_drift_outputs_and_affected_against_the_real_pulumi() {
     git(&workspace, &["add", "-A"]);
     git(&workspace, &["commit", "-q", "-m", "first"]);
 
-    // Before anything is deployed, `outputs` says so without failing.
+    // Before anything is deployed, `outputs` says so, and fails: a script reading the outputs of
+    // the wrong stack must not go on with nothing.
     let nothing = workspace.run(&["outputs", "--provider", "files"]);
-    nothing.expect_code(0);
+    nothing.expect_code(1).expect_stderr_contains("3 of 3 projects not deployed on stack `dev`");
     assert!(nothing.stdout().contains("store  (not deployed on stack `dev`)"), "{}", nothing.stdout());
 
     // `up`, then the outputs a provider marks worth showing.
