@@ -8,7 +8,7 @@ use super::run_secret_mask::run_secret_mask;
 use super::run_signals::RunSignals;
 use super::{preflight_and_gather, LoadedProvider, StackCheck};
 use crate::cli::{RunSettings, Settings};
-use crate::config::add_stack_config_values;
+use crate::config::{add_stack_config_values, StackConfigEdit};
 use crate::error::{Result, UserError};
 use crate::execute::{
     Cancellation, EventSender, ExecutionEvent, Executor, LifecycleContext, ProjectLifecycle, RunInfo,
@@ -40,6 +40,11 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let store = RunStore::new(&settings.root.state_dir());
     let selected = select_projects(settings, run, &loaded, &store)?;
     let pending = preflight_and_gather(settings, run, &loaded, &check, &environment, &backend, &selected)?;
+    if !pending.config_values.is_empty() {
+        // Refused before the lock, the history and the backend are touched, not halfway through.
+        StackConfigEdit::new(check.config.path(), check.config.text().unwrap_or_default())
+            .add(&pending.config_values)?;
+    }
     let pulumi = super::pulumi_location::find_pulumi(&environment)?;
     let plan = super::planned(settings, &loaded, run.operation, &selected, Some(&run.stack.stack), &run.pools)?;
     if !run.targets.is_empty() && plan.len() != 1 {
