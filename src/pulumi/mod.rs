@@ -18,6 +18,7 @@ pub mod stack_history;
 
 pub use ansi_codes::strip_ansi_codes;
 pub use backend::Backend;
+pub use child_environment::refuse_home_without_home;
 pub use child_environment::{is_secret_name, ChildEnvironment};
 pub use encryption_salt::adopt_encryption_salt;
 pub use event_log::{parse_event_line, strip_color_tags, EngineEvent, EventLogTail};

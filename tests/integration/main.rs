@@ -14,6 +14,7 @@ mod console_write_rule_test;
 mod doctor_test;
 mod errors_test;
 mod fake_pulumi_shape_test;
+mod files_kept_test;
 mod history_retention_test;
 mod hostile_input_test;
 mod https_gate_test;

@@ -1,0 +1,48 @@
+//! Files kept as the user wrote them, and data commands that fail when their data did not arrive.
+
+use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, Workspace};
+
+fn local_workspace(env_file: &str) -> Workspace {
+    let workspace = Workspace::new();
+    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
+    std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
+    workspace.env_file(env_file);
+    workspace
+}
+
+/// `KUBECONFIG=~/.kube/config` in the environment file is the user's home, as a shell reads it:
+/// the cluster's kubeconfig goes there, never to a folder named `~` inside the repository.
+#[test]
+fn a_kubeconfig_under_tilde_lands_in_the_real_home() {
+    let mut workspace = local_workspace(
+        "PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=tilde-1234\nLOCAL_CLUSTER_TOKEN=cluster-token-1234\nKUBECONFIG=~/.kube/config\n",
+    );
+    let home = workspace.path("home");
+    std::fs::create_dir_all(&home).unwrap();
+    workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());
+    let output = workspace.run(&[
+        "up",
+        "--provider",
+        "local",
+        "--stack",
+        "dev",
+        "--non-interactive",
+        "--only",
+        "infrastructure/cluster",
+        "--with-dependencies",
+    ]);
+    output.expect_code(0);
+    assert!(!workspace.path("~").exists(), "a folder named `~` inside the repository");
+    let installed = std::fs::read_to_string(home.join(".kube/config")).expect("the kubeconfig in the home");
+    assert!(installed.contains("local-dev"), "{installed}");
+}
+
+#[test]
+fn a_home_path_without_home_is_refused_naming_the_line() {
+    let workspace = local_workspace("PULUMI_STACK=dev\nKUBECONFIG=${HOME}/.kube/config\n");
+    let output = workspace.command(&["validate", "--provider", "local"]).env_remove("HOME").output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("config/pulumi/environment:2: `KUBECONFIG` names the home folder"), "{stderr}");
+    assert!(!workspace.path("$HOME").exists() && !workspace.path("${HOME}").exists());
+}
