@@ -153,7 +153,9 @@ impl SecretStore {
             .spawn()
             .map_err(|err| UserError::Internal(format!("cannot run `pulumi config set`: {err}")))?;
         if let Some(mut stdin) = child.stdin.take() {
-            let _ = stdin.write_all(value.as_bytes());
+            // Pulumi reads all of stdin and drops one line end: this one, so a value that itself
+            // ends with a line end keeps it.
+            let _ = stdin.write_all(value.as_bytes()).and_then(|()| stdin.write_all(b"\n"));
         }
         let output = child.wait_with_output().map_err(|err| UserError::Internal(err.to_string()))?;
         if output.status.success() {

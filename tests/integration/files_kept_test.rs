@@ -46,3 +46,45 @@ fn a_home_path_without_home_is_refused_naming_the_line() {
     assert!(stderr.contains("config/pulumi/environment:2: `KUBECONFIG` names the home folder"), "{stderr}");
     assert!(!workspace.path("$HOME").exists() && !workspace.path("${HOME}").exists());
 }
+
+/// `config set --secret` stores all of stdin, one line end dropped: a PEM key whole, as the real
+/// `pulumi config get` reads it back; empty input is refused.
+#[test]
+fn a_secret_from_stdin_is_stored_whole() {
+    let mut workspace = local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=whole-secret-1234\n");
+    let home = workspace.path("home");
+    std::fs::create_dir_all(&home).unwrap();
+    workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());
+    let pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----";
+    for (key, input, stored) in
+        [("local:pem", format!("{pem}\n"), pem.to_string()), ("local:blank_end", "a\nb\n\n".into(), "a\nb\n".into())]
+    {
+        let output = workspace
+            .command(&["config", "set", "--secret", key, "--provider", "local", "--stack", "dev"])
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let get = std::process::Command::new(real_pulumi_dir().join("pulumi"))
+            .args(["config", "get", key, "--json", "--stack", "organization/local-network/dev", "--config-file"])
+            .arg(workspace.path("config/pulumi/Pulumi.dev.yaml"))
+            .current_dir(workspace.path("projects/local/infrastructure/network"))
+            .env("HOME", &home)
+            .env("PULUMI_BACKEND_URL", format!("file://{}", workspace.path(".runner/backend").display()))
+            .env("PULUMI_CONFIG_PASSPHRASE", "whole-secret-1234")
+            .env("PULUMI_SKIP_UPDATE_CHECK", "true")
+            .output()
+            .unwrap();
+        assert!(get.status.success(), "{}", String::from_utf8_lossy(&get.stderr));
+        let got: serde_json::Value = serde_json::from_slice(&get.stdout).unwrap();
+        assert_eq!(got["value"], stored.as_str(), "{got}");
+        assert_eq!(got["secret"], true);
+    }
+    let empty = workspace
+        .command(&["config", "set", "--secret", "local:empty", "--provider", "local", "--stack", "dev"])
+        .write_stdin("\n")
+        .output()
+        .unwrap();
+    assert_eq!(empty.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&empty.stderr).contains("no value for `local:empty` on stdin"));
+}
