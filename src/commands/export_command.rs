@@ -21,6 +21,9 @@ pub fn export(settings: &Settings, export: &ExportSettings) -> Result<ExitStatus
 
 fn export_pko(settings: &Settings, pko: &PkoExportSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &pko.stack.provider)?;
+    if let Some(file) = &pko.output {
+        super::InputFiles::of(&settings.root, Some(&loaded.provider)).refuse_overwrite("-o", file)?;
+    }
     let stack = &pko.stack.stack;
     let stack_config = StackConfig::load(&settings.root.stack_config_file(stack))?;
     let secret_name = pko.secret_name.clone().unwrap_or_else(|| {

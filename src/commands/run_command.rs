@@ -31,6 +31,10 @@ const EVENT_BUFFER: usize = 1024;
 /// `runner up|preview|refresh|destroy`: check everything, then run the plan and report.
 pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &run.stack.provider)?;
+    let inputs = super::InputFiles::of(&settings.root, Some(&loaded.provider));
+    for report in &run.reports {
+        inputs.refuse_overwrite("--report", &super::report_path(report))?;
+    }
     let check = StackCheck::run(settings, &run.stack, &loaded.provider)?;
     for warning in &check.warnings {
         crate::text::stderr_line!("warning: {}: {}", warning.location, warning.message);

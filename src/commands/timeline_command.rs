@@ -8,6 +8,9 @@ use crate::render;
 
 /// `runner timeline [RUN]`: where the time of a run went, as an SVG or a Mermaid gantt.
 pub fn timeline(settings: &Settings, timeline: &TimelineSettings) -> Result<ExitStatus> {
+    if let Some(file) = &timeline.output {
+        super::InputFiles::of(&settings.root, None).refuse_overwrite("-o", file)?;
+    }
     let state_dir = settings.root.state_dir();
     let runs = RunStore::new(&state_dir).runs();
     let record = match &timeline.run {

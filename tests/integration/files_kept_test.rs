@@ -88,3 +88,40 @@ fn a_secret_from_stdin_is_stored_whole() {
     assert_eq!(empty.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&empty.stderr).contains("no value for `local:empty` on stdin"));
 }
+
+/// `--report FILE` and `-o FILE` naming something the runner reads are refused before anything runs.
+#[test]
+fn reports_and_exports_never_overwrite_an_input_file() {
+    let workspace = local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=inputs-1234\n");
+    workspace.stack_file("dev", "config:\n  local:cidr: 10.42.0.0/16\n");
+    let inputs = [
+        "config/pulumi/environment",
+        "config/pulumi/Pulumi.dev.yaml",
+        "providers/local.toml",
+        "projects/local/infrastructure/network/Pulumi.yaml",
+        "projects/local/infrastructure/network/new.json",
+    ];
+    let before = workspace.listing();
+    let read = |relative: &str| std::fs::read(workspace.path(relative)).ok();
+    let contents: Vec<_> = inputs.iter().map(|input| read(input)).collect();
+    for input in inputs {
+        let report = format!("json={input}");
+        let up = workspace.run(&["preview", "--provider", "local", "--non-interactive", "--report", &report]);
+        up.expect_code(2).expect_stderr_contains(&format!("`--report` would overwrite `{input}`"));
+        let export = workspace.run(&[
+            "export",
+            "pko",
+            "--provider",
+            "local",
+            "--git-url",
+            "https://github.com/acme/infra.git",
+            "--git-branch",
+            "main",
+            "-o",
+            input,
+        ]);
+        export.expect_code(2).expect_stderr_contains(&format!("`-o` would overwrite `{input}`"));
+    }
+    assert_eq!(inputs.iter().map(|input| read(input)).collect::<Vec<_>>(), contents);
+    assert_eq!(workspace.listing(), before);
+}
