@@ -9,7 +9,7 @@ use crate::cli::{ExportSettings, PkoExportSettings, Settings};
 use crate::config::{write_atomically, StackConfig};
 use crate::error::{Location, Result, UserError};
 use crate::exit_status::ExitStatus;
-use crate::export::{check_operator_rules, PkoExport, PkoExportOptions};
+use crate::export::{check_operator_rules, PkoExport, PkoExportOptions, StreamEnd};
 
 /// `runner export pko` writes the graph as operator resources; `runner export check` checks a stream.
 pub fn export(settings: &Settings, export: &ExportSettings) -> Result<ExitStatus> {
@@ -71,7 +71,7 @@ fn export_pko(settings: &Settings, pko: &PkoExportSettings) -> Result<ExitStatus
             let _ = writeln!(err, "wrote {} Stacks to `{}`", export.names.len(), file.display());
         }
         None => {
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            super::write_data(text.as_bytes())?;
         }
     }
     Ok(ExitStatus::Success)
@@ -97,6 +97,8 @@ fn check_stream(file: &Path) -> Result<ExitStatus> {
         })?;
         documents.push(value);
     }
+    StreamEnd::check(&text, documents.len())
+        .map_err(|problem| UserError::OperatorRules { input: name.clone(), problems: vec![problem] })?;
     let problems = check_operator_rules(&documents);
     if !problems.is_empty() {
         return Err(UserError::OperatorRules { input: name, problems });

@@ -1,4 +1,4 @@
-use std::io::Write;
+use std::fmt::Write;
 
 use super::stack_outputs::{display_value, OutputReader};
 use super::LoadedProvider;
@@ -29,7 +29,7 @@ pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitSta
         mask: &mask,
     };
     let results = reader.read_all(&projects);
-    let mut out = std::io::stdout().lock();
+    let mut out = String::new();
     let mut failed = 0;
     for result in &results {
         if let Err(message) = &result.outputs {
@@ -64,5 +64,6 @@ pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitSta
             }
         }
     }
+    super::write_data(out.as_bytes())?;
     Ok(if failed > 0 { ExitStatus::Failure } else { ExitStatus::Success })
 }

@@ -1,5 +1,3 @@
-use std::io::Write;
-
 use crate::cli::{Settings, TimelineFormat, TimelineSettings};
 use crate::error::{Result, UserError};
 use crate::exit_status::ExitStatus;
@@ -32,7 +30,7 @@ pub fn timeline(settings: &Settings, timeline: &TimelineSettings) -> Result<Exit
             crate::text::stderr_line!("timeline of run `{}` written to {}", record.run_id, path.display());
         }
         None => {
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            super::write_data(text.as_bytes())?;
         }
     }
     Ok(ExitStatus::Success)

@@ -125,3 +125,67 @@ fn reports_and_exports_never_overwrite_an_input_file() {
     assert_eq!(inputs.iter().map(|input| read(input)).collect::<Vec<_>>(), contents);
     assert_eq!(workspace.listing(), before);
 }
+
+fn export_args() -> Vec<&'static str> {
+    vec![
+        "export",
+        "pko",
+        "--provider",
+        "local",
+        "--git-url",
+        "https://github.com/acme/infra.git",
+        "--git-branch",
+        "main",
+    ]
+}
+
+/// Data commands whose stdout cannot take the data fail, with an error on stderr, instead of
+/// leaving a cut file behind exit 0.
+#[test]
+fn data_commands_fail_on_a_full_stdout() {
+    let mut workspace = local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=full-disk-1234\n");
+    workspace.stack_file("dev", "config:\n  local:cidr: 10.42.0.0/16\n");
+    let home = workspace.path("home");
+    std::fs::create_dir_all(&home).unwrap();
+    workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());
+    let commands: Vec<Vec<&str>> = vec![
+        export_args(),
+        vec!["outputs", "--provider", "local", "--json"],
+        vec!["show", "--provider", "local", "--format", "json"],
+        vec!["show", "--provider", "local", "--format", "dot"],
+        vec!["show", "--provider", "local", "--format", "mermaid"],
+    ];
+    for args in commands {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let output = workspace.std_command(&args).stdout(full).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("cannot write `stdout`: No space left on device"), "{args:?}: {stderr}");
+        let fine = workspace.std_command(&args).output().unwrap();
+        assert!(
+            fine.status.success() && !fine.stdout.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&fine.stderr)
+        );
+    }
+}
+
+/// `export check` refuses a stream cut short anywhere (at 4096 bytes, as a full disk leaves it,
+/// or between two documents), and accepts the whole one with its placeholders filled in.
+#[test]
+fn export_check_refuses_a_cut_stream() {
+    let workspace = local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=cut-stream-1234\n");
+    workspace.stack_file("dev", "config:\n  local:cidr: 10.42.0.0/16\n");
+    let output = workspace.run(&export_args());
+    output.expect_code(0);
+    let stream = output.stdout();
+    assert!(stream.len() > 4096, "{}", stream.len());
+    let filled = stream.replace("${PULUMI_CONFIG_PASSPHRASE}", "a-much-longer-real-passphrase");
+    workspace.file("filled.yaml", &filled);
+    workspace.run(&["export", "check", "filled.yaml"]).expect_code(0);
+    let last_document = stream.rfind("\n---\n").unwrap() + 1;
+    for (name, cut) in [("cut-4096.yaml", &stream[..4096]), ("cut-document.yaml", &stream[..last_document])] {
+        workspace.file(name, cut);
+        workspace.run(&["export", "check", name]).expect_code(2).expect_stderr_contains("cut short");
+    }
+}
