@@ -143,7 +143,8 @@ fn export_args() -> Vec<&'static str> {
 /// leaving a cut file behind exit 0.
 #[test]
 fn data_commands_fail_on_a_full_stdout() {
-    let mut workspace = local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=full-disk-1234\n");
+    let mut workspace =
+        local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=full-disk-1234\nLOCAL_CLUSTER_TOKEN=token-1234\n");
     workspace.stack_file("dev", "config:\n  local:cidr: 10.42.0.0/16\n");
     let home = workspace.path("home");
     std::fs::create_dir_all(&home).unwrap();
@@ -174,7 +175,8 @@ fn data_commands_fail_on_a_full_stdout() {
 /// or between two documents), and accepts the whole one with its placeholders filled in.
 #[test]
 fn export_check_refuses_a_cut_stream() {
-    let workspace = local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=cut-stream-1234\n");
+    let workspace =
+        local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=cut-stream-1234\nLOCAL_CLUSTER_TOKEN=token-1234\n");
     workspace.stack_file("dev", "config:\n  local:cidr: 10.42.0.0/16\n");
     let output = workspace.run(&export_args());
     output.expect_code(0);
@@ -188,4 +190,35 @@ fn export_check_refuses_a_cut_stream() {
         workspace.file(name, cut);
         workspace.run(&["export", "check", name]).expect_code(2).expect_stderr_contains("cut short");
     }
+}
+
+/// `export pko` refuses what `validate` refuses, with the same problems and exit status, and says
+/// which backend the Stacks will use.
+#[test]
+fn export_runs_the_preflight_validate_runs_and_names_the_backend() {
+    let workspace =
+        local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=preflight-1234\nLOCAL_CLUSTER_TOKEN=token-1234\n");
+    copy_tree(&repository().join("providers"), &workspace.path("providers"));
+    // A stack file made for `local`, exported for `aws`.
+    workspace.stack_file("dev", "config:\n  kubernetes:infra_type: local\n  local:cidr: 10.42.0.0/16\n");
+    let validate = workspace.run(&["validate", "--provider", "aws"]);
+    validate.expect_code(2);
+    let mut args = export_args();
+    args[3] = "aws";
+    let export = workspace.run(&args);
+    export.expect_code(2);
+    assert!(export.stdout().is_empty(), "{}", export.stdout());
+    let problems = |stderr: String| {
+        stderr.lines().filter(|line| !line.starts_with("warning:")).map(str::to_string).collect::<Vec<_>>()
+    };
+    assert_eq!(problems(export.stderr()), problems(validate.stderr()));
+
+    let local = workspace.run(&export_args());
+    local.expect_code(0).expect_stderr_contains("warning: the runner's default backend (`.runner/backend`");
+    workspace.env_file("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=preflight-1234\nLOCAL_CLUSTER_TOKEN=token-1234\nPULUMI_BACKEND_URL=s3://state?region=eu-west-1\n");
+    let shared = workspace.run(&export_args());
+    shared
+        .expect_code(0)
+        .expect_stderr_contains("backend: the Stacks will use `s3://state?region=eu-west-1` (`spec.backend`)");
+    assert!(shared.stdout().contains("backend: s3://state?region=eu-west-1"), "{}", shared.stdout());
 }
