@@ -222,3 +222,29 @@ fn export_runs_the_preflight_validate_runs_and_names_the_backend() {
         .expect_stderr_contains("backend: the Stacks will use `s3://state?region=eu-west-1` (`spec.backend`)");
     assert!(shared.stdout().contains("backend: s3://state?region=eu-west-1"), "{}", shared.stdout());
 }
+
+/// `config set` and `up` keep the stack file as the user wrote it (four-space indentation, a
+/// comment on the `config:` line, CRLF), or refuse before changing anything.
+#[test]
+fn the_stack_file_keeps_what_the_user_wrote_or_is_refused_first() {
+    let workspace =
+        local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=stack-file-1234\nLOCAL_CLUSTER_TOKEN=token-1234\n");
+    let stack_file = workspace.path("config/pulumi/Pulumi.dev.yaml");
+    let written = "config: # set by hand\r\n    local:cidr: 10.42.0.0/16 # the lab range\r\n";
+    workspace.stack_file("dev", written);
+    let set = workspace.run(&["config", "set", "local:cluster_name", "lab-one", "--provider", "local"]);
+    set.expect_code(0);
+    assert_eq!(std::fs::read_to_string(&stack_file).unwrap(), format!("{written}    local:cluster_name: lab-one\r\n"));
+    workspace.run(&["validate", "--provider", "local"]).expect_code(0);
+
+    // A flow mapping over several lines cannot be extended line by line: `up` would have to
+    // write the defaults there, so it stops before the lock, the history or the backend.
+    let flow = "config: {\n  local:cidr: 10.42.0.0/16\n}\n";
+    workspace.stack_file("dev", flow);
+    let before = workspace.listing();
+    let up = workspace.run(&["up", "--provider", "local", "--non-interactive"]);
+    up.expect_code(2).expect_stderr_contains("config/pulumi/Pulumi.dev.yaml:1: cannot add to this stack file safely");
+    assert_eq!(std::fs::read_to_string(&stack_file).unwrap(), flow);
+    assert_eq!(workspace.listing(), before);
+    assert!(up.stdout().is_empty(), "{}", up.stdout());
+}
