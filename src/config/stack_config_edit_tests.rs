@@ -266,10 +266,15 @@ fn hostile_corpus_stack_files_round_trip_through_the_writer() {
     let (mut kept, mut refused) = (0, 0);
     for file in files {
         let Ok(text) = String::from_utf8(std::fs::read(&file).unwrap()) else { continue };
+        let case = file.ancestors().nth(3).unwrap().file_name().unwrap().to_string_lossy().to_string();
         match add(&text, &values(&[("runner:added", "a value: with \"quotes\"\nand a second line")])) {
             Ok(_) => kept += 1,
-            Err(_) => refused += 1,
+            // Only the corpus's broken stack files are refused; every valid one is extended.
+            Err(message) => {
+                assert!(case.starts_with("stack-"), "{case}: {message}");
+                refused += 1;
+            }
         }
     }
-    assert!(kept >= 30 && refused >= 5, "kept {kept}, refused {refused}");
+    assert!(kept >= 60 && refused >= 10, "kept {kept}, refused {refused}");
 }
