@@ -55,7 +55,42 @@ impl<'a> StackConfigEdit<'a> {
             None => None,
         };
         let edited = self.edit(config.as_ref(), values)?;
-        self.verify(&top, config.as_ref(), values, &edited)?;
+        let mut expected = top;
+        let mut expected_config = config.unwrap_or_default();
+        for (key, value) in values {
+            expected_config.insert(key.as_str().into(), value.as_str().into());
+        }
+        expected.insert("config".into(), Value::Mapping(expected_config));
+        self.verify(&expected, &edited)?;
+        Ok(edited)
+    }
+
+    /// The file with `line` (one top-level `key: value`, such as Pulumi's `encryptionsalt:`)
+    /// added before its first key, after any leading comments and `---`; refused like [`Self::add`].
+    pub fn add_top_level_line(&self, line: &str) -> Result<String> {
+        StackConfig::parse(self.path, self.text.to_string())?;
+        let Ok(Value::Mapping(added)) = serde_yaml::from_str::<Value>(line) else {
+            return Err(self.refuse(0, "the line to add is not one `key: value`"));
+        };
+        let mut expected = match serde_yaml::from_str::<Value>(self.text) {
+            Ok(Value::Mapping(top)) => top,
+            _ => Mapping::new(),
+        };
+        for (key, value) in added {
+            if expected.insert(key, value).is_some() {
+                return Err(self.refuse(0, "the key is already there"));
+            }
+        }
+        let content = self.content_lines()?;
+        let at = content.first().copied().unwrap_or(self.lines.len());
+        let mut edited: String = self.lines[..at].concat();
+        if !edited.is_empty() && !edited.ends_with('\n') {
+            edited.push_str(self.newline);
+        }
+        edited.push_str(line.trim_end_matches(['\n', '\r']));
+        edited.push_str(self.newline);
+        edited.push_str(&self.lines[at..].concat());
+        self.verify(&expected, &edited)?;
         Ok(edited)
     }
 
@@ -248,43 +283,34 @@ impl<'a> StackConfigEdit<'a> {
             .map_or(2, |width| width - top_indent)
     }
 
-    /// Whatever the edit produced must hold everything the file held, and the new values.
-    fn verify(&self, top: &Mapping, config: Option<&Mapping>, values: &[(String, String)], edited: &str) -> Result<()> {
+    /// The invariant of every edit, in one place: the edited text is a valid stack file that
+    /// holds exactly `expected` (everything the file held, and the new values), else the edit is
+    /// refused and nothing is written.
+    fn verify(&self, expected: &Mapping, edited: &str) -> Result<()> {
         let at = self.lines.iter().position(|line| line.trim_start().starts_with("config")).unwrap_or(0);
-        let changed = |what: String| self.refuse(at, &format!("adding the key would {what}: add it by hand"));
+        let changed = |what: String| self.refuse(at, &format!("the edit would {what}: make it by hand"));
         if StackConfig::parse(self.path, edited.to_string()).is_err() {
             return Err(changed("leave the file invalid".into()));
         }
         let Ok(Value::Mapping(after)) = serde_yaml::from_str::<Value>(edited) else {
             return Err(changed("leave the file without a mapping".into()));
         };
-        let expected_len = top.len() + usize::from(config.is_none());
-        for (key, value) in top.iter().filter(|(key, _)| key.as_str() != Some("config")) {
-            if after.get(key) != Some(value) {
-                return Err(changed(format!("change `{}`", key.as_str().unwrap_or("a top-level key"))));
+        let name = |key: &Value| key.as_str().unwrap_or("a key").to_string();
+        for (key, value) in expected {
+            match (value, after.get(key)) {
+                (Value::Mapping(inner), Some(Value::Mapping(now))) => {
+                    if let Some((key, _)) = inner.iter().find(|(key, value)| now.get(*key) != Some(*value)) {
+                        return Err(changed(format!("change `{}`", name(key))));
+                    }
+                    if now.len() != inner.len() {
+                        return Err(changed(format!("add other keys under `{}`", name(key))));
+                    }
+                }
+                (value, now) if now != Some(value) => return Err(changed(format!("change `{}`", name(key)))),
+                _ => {}
             }
         }
-        let Some(Value::Mapping(after_config)) = after.get("config") else {
-            return Err(changed("leave `config` without a mapping".into()));
-        };
-        let empty = Mapping::new();
-        let before_config = config.unwrap_or(&empty);
-        for (key, value) in before_config {
-            let replaced = key.as_str().is_some_and(|key| values.iter().any(|(new, _)| new == key)) && value.is_null();
-            if !replaced && after_config.get(key) != Some(value) {
-                return Err(changed(format!("change `{}`", key.as_str().unwrap_or("a key"))));
-            }
-        }
-        let mut expected_config_len = before_config.len();
-        for (key, value) in values {
-            if before_config.get(key.as_str()).is_none() {
-                expected_config_len += 1;
-            }
-            if after_config.get(key.as_str()) != Some(&Value::String(value.clone())) {
-                return Err(changed(format!("store `{key}` as another value")));
-            }
-        }
-        if after.len() != expected_len || after_config.len() != expected_config_len {
+        if after.len() != expected.len() {
             return Err(changed("add other keys".into()));
         }
         Ok(())
@@ -294,7 +320,7 @@ impl<'a> StackConfigEdit<'a> {
         let line = if self.lines.is_empty() { None } else { Some(index + 1) };
         UserError::InvalidFile {
             location: Location { path: self.path.to_path_buf(), line },
-            message: format!("cannot add to this stack file safely: {message}"),
+            message: format!("cannot edit this stack file safely: {message}"),
         }
     }
 }

@@ -50,7 +50,7 @@ fn assert_kept(before: &str, after: &str, new: &[(String, String)]) {
     }
     let empty = Value::Mapping(Default::default());
     let old_config = old.get("config").filter(|value| !value.is_null()).unwrap_or(&empty);
-    let now_config = now.get("config").expect("a config key");
+    let now_config = now.get("config").filter(|value| !value.is_null()).unwrap_or(&empty);
     for (key, value) in old_config.as_mapping().unwrap() {
         if !value.is_null() {
             assert_eq!(now_config.get(key), Some(value), "`{key:?}` kept\n{before}\n---\n{after}");
@@ -198,9 +198,16 @@ fn sweep_over_stack_file_shapes_keeps_every_value_and_line() {
                                 let new =
                                     values(&[(key, value), ("ns:second", TRICKY[(cases * 7 + 3) % TRICKY.len()])]);
                                 // In memory: the file writer's flush to disk would make this slow.
-                                match StackConfigEdit::new(Path::new("Pulumi.dev.yaml"), &text).add(&new) {
+                                let edit = StackConfigEdit::new(Path::new("Pulumi.dev.yaml"), &text);
+                                match edit.add(&new) {
                                     Ok(after) => assert_kept(&text, &after, &new),
                                     Err(refused) => panic!("refused {text:?} adding {new:?}: {refused}"),
+                                }
+                                let salted = edit.add_top_level_line("encryptionsalt: v1:c2FsdA==");
+                                match (text.contains("encryptionsalt:"), salted) {
+                                    (true, salted) => assert!(salted.is_err(), "a second salt in {text:?}"),
+                                    (false, Ok(after)) => assert_kept(&text, &after, &[]),
+                                    (false, Err(refused)) => panic!("refused the salt in {text:?}: {refused}"),
                                 }
                                 cases += 1;
                             }

@@ -243,7 +243,7 @@ fn the_stack_file_keeps_what_the_user_wrote_or_is_refused_first() {
     workspace.stack_file("dev", flow);
     let before = workspace.listing();
     let up = workspace.run(&["up", "--provider", "local", "--non-interactive"]);
-    up.expect_code(2).expect_stderr_contains("config/pulumi/Pulumi.dev.yaml:1: cannot add to this stack file safely");
+    up.expect_code(2).expect_stderr_contains("config/pulumi/Pulumi.dev.yaml:1: cannot edit this stack file safely");
     assert_eq!(std::fs::read_to_string(&stack_file).unwrap(), flow);
     assert_eq!(workspace.listing(), before);
     assert!(up.stdout().is_empty(), "{}", up.stdout());
