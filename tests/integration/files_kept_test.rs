@@ -248,3 +248,34 @@ fn the_stack_file_keeps_what_the_user_wrote_or_is_refused_first() {
     assert_eq!(workspace.listing(), before);
     assert!(up.stdout().is_empty(), "{}", up.stdout());
 }
+
+/// A kubeconfig holding comments is not rewritten without them: the hook fails naming the file
+/// and line, and the file is left as the user wrote it (the real `pulumi` deploys the cluster).
+#[test]
+fn a_commented_kubeconfig_is_refused_naming_the_line() {
+    let mut workspace = local_workspace(
+        "PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=kube-comment-1234\nLOCAL_CLUSTER_TOKEN=cluster-token-1234\n",
+    );
+    let home = workspace.path("home");
+    let kubeconfig = home.join(".kube/config");
+    std::fs::create_dir_all(kubeconfig.parent().unwrap()).unwrap();
+    let users = "apiVersion: v1\nkind: Config\n# prod belongs to the ops team\nclusters:\n- name: prod\n  cluster:\n    server: https://prod.example\ncontexts:\n- name: prod\n  context:\n    cluster: prod\n    user: ops\ncurrent-context: prod\nusers:\n- name: ops\n  user:\n    token: ops-token\n";
+    std::fs::write(&kubeconfig, users).unwrap();
+    workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());
+    let output = workspace.run(&[
+        "up",
+        "--provider",
+        "local",
+        "--non-interactive",
+        "--only",
+        "infrastructure/cluster",
+        "--with-dependencies",
+    ]);
+    output.expect_code(1);
+    let printed = format!("{}{}", output.stdout(), output.stderr());
+    assert!(printed.contains(&format!("{}:3: a comment", kubeconfig.display())), "{printed}");
+    assert_eq!(std::fs::read_to_string(&kubeconfig).unwrap(), users);
+    let left: Vec<_> =
+        std::fs::read_dir(kubeconfig.parent().unwrap()).unwrap().flatten().map(|entry| entry.file_name()).collect();
+    assert_eq!(left.len(), 1, "no backup or temporary file: {left:?}");
+}
