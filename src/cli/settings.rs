@@ -111,6 +111,8 @@ impl ShowSettings {
 impl StackSettings {
     pub fn from_arguments(arguments: StackArguments, root: &RepositoryRoot) -> Result<Self> {
         let environment = EnvironmentFile::load(&root.environment_file())?;
+        let home = std::env::var("HOME").ok();
+        crate::pulumi::refuse_home_without_home(&environment, home.as_deref())?;
         let stack = resolve_stack(arguments.stack, &environment)?;
         Ok(Self { provider: ProviderSettings::from_arguments(arguments.provider), stack, environment })
     }

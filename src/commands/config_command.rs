@@ -81,7 +81,8 @@ pub fn config_set(settings: &Settings, request: &ConfigSetSettings) -> Result<Ex
     Ok(ExitStatus::Success)
 }
 
-/// One line from stdin; in a terminal, asked for (without echo for a secret).
+/// All of stdin, one trailing line end dropped (a PEM key is many lines, and kept whole); in a
+/// terminal, asked for (without echo for a secret). Empty input is refused, never stored.
 fn read_value(key: &str, secret: bool) -> Result<String> {
     if std::io::stdin().is_terminal() {
         let prompt = format!("Value of `{key}`");
@@ -92,11 +93,36 @@ fn read_value(key: &str, secret: bool) -> Result<String> {
         };
         return answer.map_err(|err| UserError::Usage(format!("cannot read the value: {err}")));
     }
-    let mut line = String::new();
-    std::io::stdin().read_line(&mut line).map_err(|err| UserError::Usage(format!("cannot read stdin: {err}")))?;
-    let value = line.trim_end_matches(['\n', '\r']).to_string();
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+        .map_err(|err| UserError::Usage(format!("cannot read stdin: {err}")))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| UserError::Usage(format!("the value of `{key}` on stdin is not UTF-8")))?;
+    let value = without_one_line_end(&text);
     if value.is_empty() {
         return Err(UserError::Usage(format!("no value for `{key}` on stdin")));
     }
-    Ok(value)
+    Ok(value.to_string())
+}
+
+/// `echo value |` adds one line end that is no part of the value; anything before it is.
+fn without_one_line_end(text: &str) -> &str {
+    text.strip_suffix("\r\n").or_else(|| text.strip_suffix('\n')).unwrap_or(text)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn one_line_end_is_dropped_and_the_rest_kept() {
+        for (input, value) in [
+            ("v\n", "v"),
+            ("v\r\n", "v"),
+            ("v", "v"),
+            ("a\nb\n\n", "a\nb\n"),
+            ("-----BEGIN K-----\nAAA\n-----END K-----\n", "-----BEGIN K-----\nAAA\n-----END K-----"),
+            ("\n", ""),
+        ] {
+            assert_eq!(super::without_one_line_end(input), value, "{input:?}");
+        }
+    }
 }

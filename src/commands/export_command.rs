@@ -6,10 +6,11 @@ use serde_yaml::Value;
 
 use super::LoadedProvider;
 use crate::cli::{ExportSettings, PkoExportSettings, Settings};
-use crate::config::{write_atomically, StackConfig};
+use crate::config::{write_atomically, EnvironmentFile, StackConfig};
 use crate::error::{Location, Result, UserError};
 use crate::exit_status::ExitStatus;
-use crate::export::{check_operator_rules, PkoExport, PkoExportOptions};
+use crate::export::{check_operator_rules, PkoExport, PkoExportOptions, StreamEnd};
+use crate::pulumi::ChildEnvironment;
 
 /// `runner export pko` writes the graph as operator resources; `runner export check` checks a stream.
 pub fn export(settings: &Settings, export: &ExportSettings) -> Result<ExitStatus> {
@@ -21,6 +22,13 @@ pub fn export(settings: &Settings, export: &ExportSettings) -> Result<ExitStatus
 
 fn export_pko(settings: &Settings, pko: &PkoExportSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &pko.stack.provider)?;
+    if let Some(file) = &pko.output {
+        super::InputFiles::of(&settings.root, Some(&loaded.provider)).refuse_overwrite("-o", file)?;
+    }
+    // What `validate` (and so `up`) would refuse is never exported.
+    let (_check, environment, _backend) =
+        super::validate_command::preflight_like_validate(settings, &pko.stack, &loaded)?;
+    announce_backend(&environment, &pko.stack.environment);
     let stack = &pko.stack.stack;
     let stack_config = StackConfig::load(&settings.root.stack_config_file(stack))?;
     let secret_name = pko.secret_name.clone().unwrap_or_else(|| {
@@ -68,7 +76,7 @@ fn export_pko(settings: &Settings, pko: &PkoExportSettings) -> Result<ExitStatus
             let _ = writeln!(err, "wrote {} Stacks to `{}`", export.names.len(), file.display());
         }
         None => {
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            super::write_data(text.as_bytes())?;
         }
     }
     Ok(ExitStatus::Success)
@@ -94,6 +102,8 @@ fn check_stream(file: &Path) -> Result<ExitStatus> {
         })?;
         documents.push(value);
     }
+    StreamEnd::check(&text, documents.len())
+        .map_err(|problem| UserError::OperatorRules { input: name.clone(), problems: vec![problem] })?;
     let problems = check_operator_rules(&documents);
     if !problems.is_empty() {
         return Err(UserError::OperatorRules { input: name, problems });
@@ -101,4 +111,23 @@ fn check_stream(file: &Path) -> Result<ExitStatus> {
     let stacks = documents.iter().filter(|d| d.get("kind").and_then(Value::as_str) == Some("Stack")).count();
     crate::text::stderr_line!("{name}: {stacks} Stacks follow the operator's rules");
     Ok(ExitStatus::Success)
+}
+
+/// Which backend the Stacks will use: only `PULUMI_BACKEND_URL` from the environment file, and
+/// only one the cluster reaches, becomes `spec.backend`; without it the operator falls back to
+/// its own default (Pulumi Cloud), whatever the runner uses on this machine.
+fn announce_backend(environment: &ChildEnvironment, file: &EnvironmentFile) {
+    let fallback = "the Stacks will use the operator's default backend (Pulumi Cloud)";
+    match file.get("PULUMI_BACKEND_URL").filter(|url| !url.is_empty()) {
+        Some(url) if !url.starts_with("file://") => {
+            crate::text::stderr_line!("backend: the Stacks will use `{url}` (`spec.backend`)")
+        }
+        Some(_) => crate::text::stderr_line!("backend: {fallback}: a `file://` backend stays on this machine"),
+        None if environment.default_backend => crate::text::stderr_line!(
+            "warning: the runner's default backend (`.runner/backend`, a folder on this machine) cannot be carried into a cluster: {fallback}; set `PULUMI_BACKEND_URL` in the environment file to a backend the cluster reaches (s3://...) to share state with your runs"
+        ),
+        None => crate::text::stderr_line!(
+            "warning: `PULUMI_BACKEND_URL` comes from this shell, not the environment file, so the export does not carry it: {fallback}"
+        ),
+    }
 }

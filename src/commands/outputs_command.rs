@@ -1,4 +1,4 @@
-use std::io::Write;
+use std::fmt::Write;
 
 use super::stack_outputs::{display_value, OutputReader};
 use super::LoadedProvider;
@@ -28,7 +28,7 @@ pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitSta
         mask: &mask,
     };
     let results = reader.read_all(&projects);
-    let mut out = std::io::stdout().lock();
+    let mut out = String::new();
     let mut failed = 0;
     for result in &results {
         if let Err(message) = &result.outputs {
@@ -63,6 +63,7 @@ pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitSta
             }
         }
     }
+    super::write_data(out.as_bytes())?;
     // A stack that is not there is a result of its own, and no success: a script reading
     // outputs from the wrong stack must not go on with nothing.
     let not_deployed = results.iter().filter(|result| result.outputs.is_ok() && !result.deployed).count();

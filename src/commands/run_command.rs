@@ -8,7 +8,7 @@ use super::run_secret_mask::{run_secret_mask, StoredConfigSecrets};
 use super::run_signals::RunSignals;
 use super::{preflight_and_gather, LoadedProvider, StackCheck};
 use crate::cli::{RunSettings, Settings};
-use crate::config::add_stack_config_values;
+use crate::config::{add_stack_config_values, StackConfigEdit};
 use crate::error::{Result, UserError};
 use crate::execute::{
     Cancellation, EventSender, ExecutionEvent, Executor, LifecycleContext, ProjectLifecycle, RunInfo,
@@ -31,6 +31,10 @@ const EVENT_BUFFER: usize = 1024;
 /// `runner up|preview|refresh|destroy`: check everything, then run the plan and report.
 pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &run.stack.provider)?;
+    let inputs = super::InputFiles::of(&settings.root, Some(&loaded.provider));
+    for report in &run.reports {
+        inputs.refuse_overwrite("--report", &super::report_path(report))?;
+    }
     let check = StackCheck::run(settings, &run.stack, &loaded.provider)?;
     for warning in &check.warnings {
         crate::text::stderr_line!("warning: {}: {}", warning.location, warning.message);
@@ -41,6 +45,11 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let selected = select_projects(settings, run, &loaded, &store)?;
     let stored_secrets = StoredConfigSecrets::start(stack_files(settings, run, &loaded, &backend), &environment);
     let pending = preflight_and_gather(settings, run, &loaded, &check, &environment, &backend, &selected)?;
+    if !pending.config_values.is_empty() {
+        // Refused before the lock, the history and the backend are touched, not halfway through.
+        StackConfigEdit::new(check.config.path(), check.config.text().unwrap_or_default())
+            .add(&pending.config_values)?;
+    }
     let pulumi = super::pulumi_location::find_pulumi(&environment)?;
     let plan = super::planned(settings, &loaded, run.operation, &selected, Some(&run.stack.stack), &run.pools)?;
     if !run.targets.is_empty() && plan.len() != 1 {

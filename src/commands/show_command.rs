@@ -1,4 +1,4 @@
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 
 use super::LoadedProvider;
 use crate::cli::{Settings, ShowFormat, ShowSettings};
@@ -20,8 +20,7 @@ pub fn show(settings: &Settings, show: &ShowSettings) -> Result<ExitStatus> {
         ShowFormat::Mermaid => render::mermaid(&loaded.provider, &loaded.graph, &plan),
         ShowFormat::Json => render::json(&loaded.provider, &loaded.graph, &plan),
     };
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
+    super::write_data(text.as_bytes())?;
     Ok(ExitStatus::Success)
 }
 

@@ -1,5 +1,3 @@
-use std::io::Write;
-
 use crate::cli::{Settings, TimelineFormat, TimelineSettings};
 use crate::error::{Result, UserError};
 use crate::exit_status::ExitStatus;
@@ -8,6 +6,9 @@ use crate::render;
 
 /// `runner timeline [RUN]`: where the time of a run went, as an SVG or a Mermaid gantt.
 pub fn timeline(settings: &Settings, timeline: &TimelineSettings) -> Result<ExitStatus> {
+    if let Some(file) = &timeline.output {
+        super::InputFiles::of(&settings.root, None).refuse_overwrite("-o", file)?;
+    }
     let state_dir = settings.root.state_dir();
     let runs = RunStore::new(&state_dir).runs();
     let record = match &timeline.run {
@@ -29,7 +30,7 @@ pub fn timeline(settings: &Settings, timeline: &TimelineSettings) -> Result<Exit
             crate::text::stderr_line!("timeline of run `{}` written to {}", record.run_id, path.display());
         }
         None => {
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            super::write_data(text.as_bytes())?;
         }
     }
     Ok(ExitStatus::Success)

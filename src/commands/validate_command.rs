@@ -9,13 +9,35 @@ use crate::pulumi::{Backend, ChildEnvironment};
 /// `runner validate`: every check a run makes before starting, with no prompt and no change.
 pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &stack.provider)?;
+    let (_check, _environment, backend) = preflight_like_validate(settings, stack, &loaded)?;
+    let references = undeclared_references(&loaded, &backend, &stack.stack);
+    for reference in &references {
+        crate::text::stderr_line!("warning: {}", reference.message);
+    }
+    crate::text::stdout_line!(
+        "provider `{}` and stack `{}` are valid: {}, {}",
+        loaded.provider.name,
+        stack.stack,
+        crate::text::counted(loaded.graph.len(), "project"),
+        crate::text::counted(loaded.provider.config.len(), "configuration key")
+    );
+    Ok(ExitStatus::Success)
+}
+
+/// The checks `validate` makes, with its problems and exit status: `export pko` runs them too,
+/// so what a run would refuse is never exported.
+pub fn preflight_like_validate(
+    settings: &Settings,
+    stack: &StackSettings,
+    loaded: &LoadedProvider,
+) -> Result<(StackCheck, ChildEnvironment, Backend)> {
     let check = StackCheck::run(settings, stack, &loaded.provider)?;
     for warning in &check.warnings {
         crate::text::stderr_line!("warning: {}: {}", warning.location, warning.message);
     }
     let environment = ChildEnvironment::build(std::env::vars(), &stack.environment, &settings.root);
     let backend = Backend::from_environment(&environment);
-    super::check_shared_secrets(settings, &loaded, &stack.stack, &check, &backend)?;
+    super::check_shared_secrets(settings, loaded, &stack.stack, &check, &backend)?;
     let mut preflight = Preflight::run(&PreflightInput {
         root: &settings.root,
         provider: &loaded.provider,
@@ -37,7 +59,7 @@ pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus
             how_to_set: "the local backend encrypts secrets with a passphrase: set `PULUMI_CONFIG_PASSPHRASE` or `PULUMI_CONFIG_PASSPHRASE_FILE` in `config/pulumi/environment` or the environment".into(),
         });
     }
-    missing.extend(missing_secrets(settings, stack, &loaded, &check, &environment, &backend));
+    missing.extend(missing_secrets(settings, stack, loaded, &check, &environment, &backend));
     if preflight.problems.is_empty() && !missing.is_empty() {
         for note in &preflight.notes {
             crate::text::stderr_line!("note: {note}");
@@ -46,18 +68,7 @@ pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus
     }
     preflight.problems.extend(missing.iter().map(missing_problem));
     preflight.into_result()?;
-    let references = undeclared_references(&loaded, &backend, &stack.stack);
-    for reference in &references {
-        crate::text::stderr_line!("warning: {}", reference.message);
-    }
-    crate::text::stdout_line!(
-        "provider `{}` and stack `{}` are valid: {}, {}",
-        loaded.provider.name,
-        stack.stack,
-        crate::text::counted(loaded.graph.len(), "project"),
-        crate::text::counted(loaded.provider.config.len(), "configuration key")
-    );
-    Ok(ExitStatus::Success)
+    Ok((check, environment, backend))
 }
 
 /// Secrets an `up` would ask for: secret configuration keys and project secrets that are not set

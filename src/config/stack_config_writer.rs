@@ -1,55 +1,17 @@
 use std::path::Path;
 
-use serde_yaml::{Mapping, Value};
-
+use super::StackConfigEdit;
 use crate::error::{Result, UserError};
 
-/// Adds `values` under `config:` in a stack file, keeping every existing line (and so its
-/// comments) as written. Creates the file when it is missing. Writes atomically.
+/// Adds `values` under `config:` in a stack file, keeping every line the user wrote as written
+/// (see [`StackConfigEdit`]), or refuses before writing anything. Creates the file when it is
+/// missing. Writes atomically.
 pub fn add_stack_config_values(path: &Path, existing: Option<&str>, values: &[(String, String)]) -> Result<()> {
     if values.is_empty() {
         return Ok(());
     }
-    let mut new_lines = String::new();
-    for (key, value) in values {
-        let mut entry = Mapping::new();
-        entry.insert(Value::String(key.clone()), Value::String(value.clone()));
-        let rendered = serde_yaml::to_string(&entry).map_err(|err| UserError::Internal(err.to_string()))?;
-        for line in rendered.lines() {
-            new_lines.push_str("  ");
-            new_lines.push_str(line);
-            new_lines.push('\n');
-        }
-    }
-    let text = match existing {
-        None => format!("config:\n{new_lines}"),
-        Some(text) => insert_under_config(text, &new_lines),
-    };
+    let text = StackConfigEdit::new(path, existing.unwrap_or_default()).add(values)?;
     write_atomically(path, text.as_bytes())
-}
-
-fn insert_under_config(text: &str, new_lines: &str) -> String {
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    if let Some(at) = lines.iter().position(|line| line.trim_end() == "config:") {
-        let mut out: String = lines[..=at].concat();
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-        out.push_str(new_lines);
-        out.push_str(&lines[at + 1..].concat());
-        return out;
-    }
-    let mut out: String = lines
-        .iter()
-        .filter(|line| !matches!(line.trim_end(), "config: {}" | "config:{}" | "config: null" | "config: ~"))
-        .copied()
-        .collect();
-    if !out.is_empty() && !out.ends_with('\n') {
-        out.push('\n');
-    }
-    out.push_str("config:\n");
-    out.push_str(new_lines);
-    out
 }
 
 /// Temp file in the same folder, synced, then renamed: a reader never sees half a file, and a

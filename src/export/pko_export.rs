@@ -221,6 +221,7 @@ impl PkoExport {
             text.push_str("---\n");
             text.push_str(&serde_yaml::to_string(document).expect("plain YAML values serialise"));
         }
+        text.push_str(&super::StreamEnd::line(self.documents.len()));
         text
     }
 }

@@ -98,6 +98,76 @@ pub fn back_up_once(target: &Path) -> Result<Option<PathBuf>, KubeconfigError> {
     Ok(Some(backup))
 }
 
+/// Before the merged kubeconfig replaces the user's file: refuses (naming the line) when the
+/// file holds what a rewrite drops (comments), and checks that the new text keeps every top-level
+/// key of the old one, in its order, and every value except the merged sections and the context.
+pub fn refuse_lossy_rewrite(
+    target: &Path,
+    old_text: &str,
+    old: Option<&Value>,
+    new_text: &str,
+) -> Result<(), KubeconfigError> {
+    let lose =
+        |line: usize, what: &str| KubeconfigError::WouldLose { path: target.to_path_buf(), line, what: what.into() };
+    if let Some(line) = first_comment_line(old_text) {
+        return Err(lose(line, "a comment"));
+    }
+    let Some(Value::Mapping(old)) = old else { return Ok(()) };
+    let Ok(Value::Mapping(new)) = serde_yaml::from_str::<Value>(new_text) else {
+        return Err(lose(1, "the merged file would not read back"));
+    };
+    let merged_keys = ["clusters", "users", "contexts", "current-context"];
+    let kept: Vec<&Value> = new.keys().filter(|key| old.contains_key(*key)).collect();
+    if kept != old.keys().collect::<Vec<_>>() {
+        return Err(lose(1, "the order of its keys"));
+    }
+    for (key, value) in old {
+        if !key.as_str().is_some_and(|key| merged_keys.contains(&key)) && new.get(key) != Some(value) {
+            return Err(lose(1, &format!("the value of `{}`", key.as_str().unwrap_or("?"))));
+        }
+    }
+    Ok(())
+}
+
+/// The first line (1-based) holding a YAML comment, skipping block scalars and quoted text.
+fn first_comment_line(text: &str) -> Option<usize> {
+    let mut block_indent: Option<usize> = None;
+    for (index, line) in text.lines().enumerate() {
+        let indent = line.len() - line.trim_start().len();
+        if let Some(parent) = block_indent {
+            if line.trim().is_empty() || indent > parent {
+                continue;
+            }
+            block_indent = None;
+        }
+        let mut quote: Option<char> = None;
+        let mut previous = ' ';
+        for c in line.chars() {
+            match quote {
+                Some(open) if c == open => quote = None,
+                Some(_) => {}
+                None if c == '#' && previous.is_whitespace() => return Some(index + 1),
+                None if matches!(c, '"' | '\'')
+                    && (previous.is_whitespace() || matches!(previous, ':' | '[' | '{' | ',' | '-')) =>
+                {
+                    quote = Some(c)
+                }
+                None => {}
+            }
+            previous = c;
+        }
+        let value = line.trim_end();
+        let starts_block = value.rsplit_once([' ', ':', '-']).map_or(value, |(_, last)| last);
+        if !starts_block.is_empty()
+            && starts_block.starts_with(['|', '>'])
+            && starts_block[1..].chars().all(|c| matches!(c, '+' | '-' | '1'..='9'))
+        {
+            block_indent = Some(indent);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,5 +210,49 @@ mod tests {
         assert_eq!(installed.context, "prod");
         let again = super::super::install_kubeconfig_with_care(&target, &yaml(NEW), false).unwrap();
         assert_eq!(again.backup, None, "one backup per run");
+    }
+
+    #[test]
+    fn a_commented_kubeconfig_is_refused_naming_the_line_and_left_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("config");
+        let commented = EXISTING.replace("users:\n", "# prod is the shared cluster: ask ops\nusers:\n");
+        std::fs::write(&target, &commented).unwrap();
+        let refused = super::super::install_kubeconfig_with_care(&target, &yaml(NEW), false).unwrap_err().to_string();
+        assert!(refused.starts_with(&format!("{}:6: a comment", target.display())), "{refused}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), commented);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no backup, no temp file");
+    }
+
+    #[test]
+    fn comments_are_found_outside_quotes_and_block_scalars() {
+        for (text, line) in [
+            ("a: 1 # trailing\n", Some(1)),
+            ("a:\n  # inside\n  b: 1\n", Some(2)),
+            ("a: 'x # y'\nb: \"p #q\"\n", None),
+            ("a: |\n  not # a comment\n  # nor this\nb: 2 # but this\n", Some(4)),
+            ("data: abc#def\nurl: https://h/#frag\n", None),
+        ] {
+            assert_eq!(first_comment_line(text), line, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn key_order_and_other_keys_are_kept_and_backups_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("config");
+        let reordered = "current-context: prod\npreferences: {colors: true}\ncontexts:\n- name: prod\n  context: {cluster: prod, user: admin}\nusers:\n- name: admin\n  user: {token: old-token}\nclusters:\n- name: prod\n  cluster: {server: https://prod}\nkind: Config\napiVersion: v1\nextensions: []\n";
+        std::fs::write(&target, reordered).unwrap();
+        let installed = super::super::install_kubeconfig_with_care(&target, &yaml(NEW), false).unwrap();
+        let written: Value = yaml(&std::fs::read_to_string(&target).unwrap());
+        let keys: Vec<&str> = written.as_mapping().unwrap().keys().filter_map(Value::as_str).collect();
+        assert_eq!(
+            keys,
+            ["current-context", "preferences", "contexts", "users", "clusters", "kind", "apiVersion", "extensions"]
+        );
+        let backup = installed.backup.unwrap();
+        assert_eq!(std::fs::metadata(&backup).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o600);
     }
 }

@@ -25,6 +25,9 @@ pub enum KubeconfigError {
     MalformedFile { path: PathBuf, detail: String },
     #[error("{} is not valid YAML{location}; it was left unchanged", .path.display())]
     InvalidYaml { path: PathBuf, location: String },
+    /// Rewriting the file would lose what the user wrote there; nothing was written.
+    #[error("{}:{line}: {what}, which rewriting the file would lose: it was left unchanged; merge the new entries by hand or remove it", .path.display())]
+    WouldLose { path: PathBuf, line: usize, what: String },
     #[error("cannot pick a kubeconfig file: neither `KUBECONFIG` nor `HOME` is set")]
     NoTarget,
     /// What was being done, to which path, and why it failed.
@@ -173,15 +176,19 @@ pub fn install_kubeconfig_with_care(
     if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
         return Err(io("lock", dir)(std::io::Error::last_os_error()));
     }
-    let existing = match std::fs::read_to_string(target) {
-        Ok(text) if text.trim().is_empty() => None,
-        Ok(text) => Some(serde_yaml::from_str::<Value>(&text).map_err(|err| KubeconfigError::InvalidYaml {
+    let existing_text = match std::fs::read_to_string(target) {
+        Ok(text) => Some(text),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+        Err(err) => return Err(io("read", target)(err)),
+    };
+    let existing = match existing_text.as_deref() {
+        None => None,
+        Some(text) if text.trim().is_empty() => None,
+        Some(text) => Some(serde_yaml::from_str::<Value>(text).map_err(|err| KubeconfigError::InvalidYaml {
             path: target.to_path_buf(),
             location:
                 err.location().map(|at| format!(" at line {}, column {}", at.line(), at.column())).unwrap_or_default(),
         })?),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-        Err(err) => return Err(io("read", target)(err)),
     };
     let (new, warnings) = super::review_kubeconfig(existing.as_ref(), new, switch_context);
     let new = &new;
@@ -192,6 +199,9 @@ pub fn install_kubeconfig_with_care(
         err => err,
     })?;
     let text = serde_yaml::to_string(&merged).map_err(|err| io("serialize", target)(std::io::Error::other(err)))?;
+    if existing.as_ref() != Some(&merged) {
+        super::refuse_lossy_rewrite(target, existing_text.as_deref().unwrap_or_default(), existing.as_ref(), &text)?;
+    }
     let file_name =
         target.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_else(|| "config".into());
     // The lock makes this name ours; a leftover from a crashed run with the same pid is stale.

@@ -6,6 +6,6 @@ mod readiness_check;
 
 pub use command_hook::{CommandHook, CommandHookError, HookOutput};
 pub use hook_temp_dir::HookTempDir;
-pub use kubeconfig_care::{back_up_once, kubeconfig_notes, review_kubeconfig, KubeconfigInstall};
+pub use kubeconfig_care::{back_up_once, kubeconfig_notes, refuse_lossy_rewrite, review_kubeconfig, KubeconfigInstall};
 pub use kubeconfig_file::*;
 pub use readiness_check::{wait_until_ready, GateOutcome};

@@ -25,6 +25,7 @@ impl ChildEnvironment {
     ) -> Self {
         let mut vars: BTreeMap<String, String> = process.into_iter().collect();
         let mut file_keys = std::collections::BTreeSet::new();
+        let home = vars.get("HOME").filter(|home| !home.is_empty()).cloned();
         for entry in file.entries() {
             vars.insert(entry.key.clone(), entry.value.clone());
             file_keys.insert(entry.key.clone());
@@ -39,9 +40,9 @@ impl ChildEnvironment {
             let dir = root.state_dir().join(RUNNER_BACKEND_DIR);
             vars.insert("PULUMI_BACKEND_URL".into(), format!("file://{}", dir.display()));
         }
-        for key in ["KUBECONFIG", "PULUMI_CONFIG_PASSPHRASE_FILE"] {
+        for key in super::home_path::PATH_LIST_KEYS {
             if let Some(value) = vars.get(key) {
-                let resolved = resolve_path_list(value, root);
+                let resolved = resolve_path_list(value, root, home.as_deref());
                 vars.insert(key.into(), resolved);
             }
         }
@@ -97,13 +98,21 @@ impl ChildEnvironment {
     }
 }
 
-/// `KUBECONFIG`-style lists: relative entries are taken from the repository root.
-fn resolve_path_list(value: &str, root: &RepositoryRoot) -> String {
+/// `KUBECONFIG`-style lists: `~`, `$HOME` and `${HOME}` are the user's home (a shell would have
+/// expanded them; taken as written they name a folder `~` inside the repository), and relative
+/// entries are taken from the repository root. Without a home the entry is left as written:
+/// [`super::refuse_home_without_home`] stops every command that would use it first.
+fn resolve_path_list(value: &str, root: &RepositoryRoot, home: Option<&str>) -> String {
     value
         .split(':')
-        .map(
-            |entry| if entry.is_empty() { String::new() } else { root.resolve(Path::new(entry)).display().to_string() },
-        )
+        .map(|entry| {
+            if entry.is_empty() {
+                return String::new();
+            }
+            let entry =
+                home.and_then(|home| super::home_path::expand_home(entry, home)).unwrap_or_else(|| entry.to_string());
+            root.resolve(Path::new(&entry)).display().to_string()
+        })
         .collect::<Vec<_>>()
         .join(":")
 }

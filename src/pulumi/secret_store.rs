@@ -155,7 +155,9 @@ impl SecretStore {
             .current_dir(&self.project_dir)
             .env_clear()
             .envs(environment.vars())
-            .stdin_bytes(value)
+            // Pulumi reads all of stdin and drops one line end: this one, so a value that itself
+            // ends with a line end keeps it.
+            .stdin_bytes(format!("{value}\n"))
             .discard_stdout()
             .timeout(QUERY_TIMEOUT)
             .output_blocking(&Cancellation::process());

@@ -1,0 +1,57 @@
+/// The last line of every stream `runner export pko` writes: a YAML comment (so `kubectl` reads
+/// past it) counting the documents before it. A stream cut short (a full disk, a dropped
+/// connection) lacks it, or holds fewer documents than it counts, and `runner export check`
+/// refuses it. Counting documents rather than bytes lets a person fill the placeholders in.
+pub struct StreamEnd;
+
+const PREFIX: &str = "# end of runner export: ";
+
+impl StreamEnd {
+    pub fn line(documents: usize) -> String {
+        format!("{PREFIX}{documents} documents\n")
+    }
+
+    /// `Err` with the reason when `text` is not whole: no end line, or another document count.
+    pub fn check(text: &str, documents: usize) -> std::result::Result<(), String> {
+        let last = text.trim_end().lines().last().unwrap_or_default();
+        let Some(counted) = last.strip_prefix(PREFIX) else {
+            return Err(format!(
+                "the stream does not end with `{}`: it was cut short, or not written by `runner export pko`",
+                Self::line(documents).trim_end()
+            ));
+        };
+        let counted = counted.strip_suffix(" documents").and_then(|count| count.parse::<usize>().ok());
+        match counted {
+            Some(counted) if counted == documents => Ok(()),
+            Some(counted) => Err(format!(
+                "the stream holds {documents} documents but its end line counts {counted}: part of it is missing"
+            )),
+            None => Err(format!("the end line `{last}` does not count the documents")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_whole_stream_passes_and_every_cut_is_refused() {
+        let documents = ["---\na: 1\n", "---\nb: |\n  two\n  lines\n", "---\nc: 3\n"];
+        let whole = format!("# header\n{}{}", documents.concat(), StreamEnd::line(3));
+        assert!(StreamEnd::check(&whole, 3).is_ok());
+        for cut in 0..whole.len() - 1 {
+            let text = &whole[..cut];
+            // Stopping at the first error, as `export check` does.
+            let mut count = 0;
+            for document in serde_yaml::Deserializer::from_str(text) {
+                if <serde_yaml::Value as serde::Deserialize>::deserialize(document).is_err() {
+                    break;
+                }
+                count += 1;
+            }
+            assert!(StreamEnd::check(text, count).is_err(), "cut at {cut} passed: {text:?}");
+        }
+        assert!(StreamEnd::check(&whole, 2).unwrap_err().contains("holds 2 documents but its end line counts 3"));
+    }
+}
