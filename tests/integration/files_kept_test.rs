@@ -149,9 +149,14 @@ fn data_commands_fail_on_a_full_stdout() {
     let home = workspace.path("home");
     std::fs::create_dir_all(&home).unwrap();
     workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());
+    // Outputs of a stack never deployed are a failure of their own (`not deployed`): deploy the
+    // one project read, so the run with room on stdout succeeds.
+    let network = ["--only", "infrastructure/network"];
+    let up = [&["up", "--provider", "local", "--non-interactive"][..], &network[..]].concat();
+    workspace.run(&up).expect_code(0);
     let commands: Vec<Vec<&str>> = vec![
         export_args(),
-        vec!["outputs", "--provider", "local", "--json"],
+        [&["outputs", "--provider", "local", "--json"][..], &network[..]].concat(),
         vec!["show", "--provider", "local", "--format", "json"],
         vec!["show", "--provider", "local", "--format", "dot"],
         vec!["show", "--provider", "local", "--format", "mermaid"],
