@@ -197,11 +197,7 @@ fn ident_before(chars: &[char], at: usize) -> bool {
 
 /// `'x'` or `'\n'`, not a lifetime `'a`.
 fn is_char_literal(chars: &[char], at: usize) -> bool {
-    match (chars.get(at + 1), chars.get(at + 2)) {
-        (Some('\\'), _) => true,
-        (Some(_), Some('\'')) => true,
-        _ => false,
-    }
+    matches!((chars.get(at + 1), chars.get(at + 2)), (Some('\\'), _) | (Some(_), Some('\'')))
 }
 
 fn identifier(text: &str) -> String {
