@@ -369,6 +369,15 @@ pub enum ReportTarget {
     Markdown(PathBuf),
 }
 
+impl ReportTarget {
+    /// The file the report goes to, whatever its kind.
+    pub fn path(&self) -> PathBuf {
+        match self {
+            ReportTarget::Json(path) | ReportTarget::Junit(path) | ReportTarget::Markdown(path) => path.clone(),
+        }
+    }
+}
+
 fn parse_report_target(text: &str) -> Result<ReportTarget, String> {
     let (kind, file) = text
         .split_once('=')

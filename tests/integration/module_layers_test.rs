@@ -70,31 +70,134 @@ pub fn rust_files(path: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The top-level modules a file names through `crate::`, grouped imports (`crate::{a, b::C}`) included.
+/// The top-level modules a file names through `crate::`: whole-file, so a `use crate::{...}`
+/// group that rustfmt spreads over lines, nested groups and paths split across lines all count;
+/// comments and string literals are blanked out first, so a path in text names nothing.
 fn crate_paths(text: &str) -> BTreeSet<String> {
+    let code = code_only(text);
     let mut named = BTreeSet::new();
-    for line in text.lines().filter(|line| !line.trim_start().starts_with("//")) {
-        let mut rest = line;
-        while let Some(at) = rest.find("crate::") {
-            let preceded_by_ident =
-                rest[..at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$');
-            rest = &rest[at + "crate::".len()..];
-            if preceded_by_ident {
-                continue;
+    let mut rest = code.as_str();
+    while let Some(at) = rest.find("crate") {
+        let preceded_by_ident =
+            rest[..at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$');
+        rest = &rest[at + "crate".len()..];
+        let after = rest.trim_start();
+        let Some(path) = after.strip_prefix("::") else { continue };
+        if preceded_by_ident {
+            continue;
+        }
+        let path = path.trim_start();
+        if let Some(group) = path.strip_prefix('{') {
+            for item in top_level_items(group) {
+                named.insert(identifier(item.trim()));
             }
-            if let Some(group) = rest.strip_prefix('{') {
-                let end = group.find('}').unwrap_or(group.len());
-                // Nested groups are rare; the first segment of each comma-separated item is enough.
-                for item in group[..end].split(',') {
-                    named.insert(identifier(item.trim()));
-                }
-            } else {
-                named.insert(identifier(rest));
-            }
+        } else {
+            named.insert(identifier(path));
         }
     }
     named.retain(|name| !name.is_empty());
     named
+}
+
+/// The comma-separated items of a `{...}` group (its opening brace already taken), up to the
+/// brace that closes it; nested groups stay inside their item.
+fn top_level_items(group: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (index, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                items.push(&group[start..index]);
+                return items;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&group[start..index]);
+                start = index + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&group[start..]);
+    items
+}
+
+/// `text` with comments (line, block, nested block) and string and character literals (raw
+/// strings included) replaced by spaces, lifetimes kept.
+fn code_only(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+            out.push(' ');
+        } else if c == 'r' && (next == Some('"') || next == Some('#')) && !ident_before(&chars, i) {
+            let hashes = chars[i + 1..].iter().take_while(|c| **c == '#').count();
+            if chars.get(i + 1 + hashes) != Some(&'"') {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            i += 2 + hashes;
+            while i < chars.len() {
+                if chars[i] == '"' && chars[i + 1..].iter().take(hashes).filter(|c| **c == '#').count() == hashes {
+                    i += 1 + hashes;
+                    break;
+                }
+                i += 1;
+            }
+            out.push(' ');
+        } else if c == '"' {
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push(' ');
+        } else if c == '\'' && is_char_literal(&chars, i) {
+            i += 1;
+            while i < chars.len() && chars[i] != '\'' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push(' ');
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn ident_before(chars: &[char], at: usize) -> bool {
+    at > 0 && (chars[at - 1].is_alphanumeric() || chars[at - 1] == '_')
+}
+
+/// `'x'` or `'\n'`, not a lifetime `'a`.
+fn is_char_literal(chars: &[char], at: usize) -> bool {
+    matches!((chars.get(at + 1), chars.get(at + 2)), (Some('\\'), _) | (Some(_), Some('\'')))
 }
 
 fn identifier(text: &str) -> String {
@@ -154,6 +257,14 @@ fn every_module_imports_only_lower_layers() {
         }
     }
     assert!(violations.is_empty(), "layering violations:\n{}", violations.join("\n"));
+}
+
+#[test]
+fn the_check_reads_multi_line_and_nested_groups_and_skips_text() {
+    let named = crate_paths(
+        "use crate::{\n    cli::{Settings, StackSettings},\n    error::{Result, UserError},\n    execute::{\n        a::{b, c},\n        d,\n    },\n};\nlet path = crate\n    ::history::x();\nlet s = \"crate::fake\";\nlet r = r#\"crate::raw\"#;\n/* crate::block /* nested crate::inner */ */\nfn f<'a>(x: &'a str) -> char { 'c' }\nlet y = crate::plan::z;",
+    );
+    assert_eq!(named.into_iter().collect::<Vec<_>>(), ["cli", "error", "execute", "history", "plan"]);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::LoadedProvider;
 use crate::cli::Settings;
+use crate::commands::LoadedProvider;
 use crate::error::{Result, UserError};
 use crate::graph::NodeIndex;
 use crate::history::{expected_durations, RunStore};

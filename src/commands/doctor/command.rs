@@ -1,8 +1,8 @@
 use std::io::Write;
 
-use super::LoadedProvider;
 use crate::cancel::{Cancellation, ChildProcess, QUERY_TIMEOUT};
 use crate::cli::{ProviderSettings, Settings};
+use crate::commands::LoadedProvider;
 use crate::config::EnvironmentFile;
 use crate::error::Result;
 use crate::exit_status::ExitStatus;
@@ -29,7 +29,7 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
     let mut findings = Vec::new();
 
     // The `pulumi` every other command uses.
-    let pulumi_found = super::pulumi_location::find_pulumi(&environment).ok();
+    let pulumi_found = crate::commands::shared::pulumi_location::find_pulumi(&environment).ok();
     match pulumi_found.clone() {
         Some(pulumi) => {
             let version = ChildProcess::new(&pulumi)
@@ -57,7 +57,7 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
             detail: if settings.root.is_mara_checkout() {
                 "not on PATH: install Pulumi (https://www.pulumi.com/docs/install/, or the runner repository's `scripts/install-pulumi.sh`) and put its folder on PATH".into()
             } else {
-                format!("not on PATH; {}", super::pulumi_location::pulumi_missing_hint(&environment))
+                format!("not on PATH; {}", crate::commands::shared::pulumi_location::pulumi_missing_hint(&environment))
             },
         }),
     }
@@ -93,9 +93,14 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
     }
 
     findings.extend(
-        super::python_runtime_findings(&loaded.provider, settings.root.path(), pulumi_found.as_deref(), &find)
-            .into_iter()
-            .map(|found| Finding { check: found.check, ok: found.ok, detail: found.detail }),
+        crate::commands::python_runtime_findings(
+            &loaded.provider,
+            settings.root.path(),
+            pulumi_found.as_deref(),
+            &find,
+        )
+        .into_iter()
+        .map(|found| Finding { check: found.check, ok: found.ok, detail: found.detail }),
     );
 
     let uses_kubeconfig = loaded

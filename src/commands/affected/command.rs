@@ -3,9 +3,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::git_changes::GitChanges;
-use super::LoadedProvider;
 use crate::cli::Settings;
+use crate::commands::affected::git_changes::GitChanges;
+use crate::commands::LoadedProvider;
 use crate::error::Result;
 use crate::graph::NodeIndex;
 use crate::plan::Selection;

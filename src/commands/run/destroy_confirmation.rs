@@ -1,7 +1,7 @@
 use std::io::Write;
 
-use super::LoadedProvider;
 use crate::cli::{RunSettings, Settings};
+use crate::commands::LoadedProvider;
 use crate::error::{Result, UserError};
 use crate::plan::ExecutionPlan;
 use crate::prompt::TerminalPrompter;

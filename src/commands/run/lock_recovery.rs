@@ -1,6 +1,6 @@
 use std::collections::BTreeSet;
 
-use super::LoadedProvider;
+use crate::commands::LoadedProvider;
 use crate::error::{Result, UserError};
 use crate::graph::NodeIndex;
 use crate::preflight::{settle_pulumi_locks, with_prerequisites};
@@ -20,7 +20,7 @@ pub fn recover_pulumi_locks(
     let planned: Vec<_> = selected.iter().map(|&node| loaded.graph.project(node)).collect();
     let projects = with_prerequisites(&loaded.provider, &planned);
     let locks = PulumiLocks { backend, environment };
-    let unlock = super::unlock_command(&loaded.provider.name, stack);
+    let unlock = crate::commands::unlock_command(&loaded.provider.name, stack);
     let settlement = settle_pulumi_locks(&locks, &loaded.provider, &projects, stack, &unlock, true);
     for line in &settlement.removed {
         crate::text::stderr_line!("{line}");

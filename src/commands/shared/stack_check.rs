@@ -21,7 +21,7 @@ pub struct StackCheck {
 
 impl StackCheck {
     pub fn run(settings: &Settings, stack: &StackSettings, provider: &Provider) -> Result<Self> {
-        let path = super::shared_stack_file(&settings.root, provider, &stack.stack)?;
+        let path = crate::commands::shared_stack_file(&settings.root, provider, &stack.stack)?;
         let config = StackConfig::load(&path)?;
         if let (Some(expected), Some(found)) = (&provider.infra_type, config.get_string("kubernetes:infra_type")) {
             if !expected.eq_ignore_ascii_case(&found) {
@@ -119,7 +119,7 @@ const SHORT_SECRET: usize = 4;
 /// Environment entries the secret rule masks though their value is a few characters long
 /// (`DEBUG=1`): said once, with the way to declare them plain.
 fn short_secrets(settings: &Settings, stack: &StackSettings, provider: &Provider) -> Vec<StackConfigWarning> {
-    let rule = super::run_secret_mask::secret_rule(provider);
+    let rule = crate::commands::run::secret_mask::secret_rule(provider);
     let file = settings.root.relative(stack.environment.path()).display().to_string();
     let provider_file = settings.root.relative(&provider.file).display().to_string();
     stack

@@ -4,8 +4,8 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_yaml::Value;
 
-use super::LoadedProvider;
 use crate::cli::{ExportSettings, PkoExportSettings, Settings};
+use crate::commands::LoadedProvider;
 use crate::config::{write_atomically, EnvironmentFile, StackConfig};
 use crate::error::{Location, Result, UserError};
 use crate::exit_status::ExitStatus;
@@ -23,11 +23,11 @@ pub fn export(settings: &Settings, export: &ExportSettings) -> Result<ExitStatus
 fn export_pko(settings: &Settings, pko: &PkoExportSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &pko.stack.provider)?;
     if let Some(file) = &pko.output {
-        super::InputFiles::of(&settings.root, Some(&loaded.provider)).refuse_overwrite("-o", file)?;
+        crate::commands::InputFiles::of(&settings.root, Some(&loaded.provider)).refuse_overwrite("-o", file)?;
     }
     // What `validate` (and so `up`) would refuse is never exported.
     let (_check, environment, _backend) =
-        super::validate_command::preflight_like_validate(settings, &pko.stack, &loaded)?;
+        crate::commands::validate::preflight_like_validate(settings, &pko.stack, &loaded)?;
     announce_backend(&environment, &pko.stack.environment);
     let stack = &pko.stack.stack;
     let stack_config = StackConfig::load(&settings.root.stack_config_file(stack))?;
@@ -76,7 +76,7 @@ fn export_pko(settings: &Settings, pko: &PkoExportSettings) -> Result<ExitStatus
             let _ = writeln!(err, "wrote {} Stacks to `{}`", export.names.len(), file.display());
         }
         None => {
-            super::write_data(text.as_bytes())?;
+            crate::commands::write_data(text.as_bytes())?;
         }
     }
     Ok(ExitStatus::Success)

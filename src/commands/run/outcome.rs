@@ -1,5 +1,5 @@
-use super::LoadedProvider;
 use crate::cli::{ReportTarget, RunSettings};
+use crate::commands::LoadedProvider;
 use crate::error::Result;
 use crate::execute::ProjectResult;
 use crate::exit_status::ExitStatus;
@@ -24,7 +24,7 @@ pub fn report_stack_locks(loaded: &LoadedProvider, backend: &Backend, stack: &st
             crate::text::stderr_line!(
                 "warning: stack `{}` may still be locked; once no `pulumi` of this run is left, run `{}`",
                 backend.qualified_stack(&manifest.name, stack),
-                super::unlock_command(&loaded.provider.name, stack)
+                crate::commands::unlock_command(&loaded.provider.name, stack)
             );
         }
     }

@@ -71,7 +71,7 @@ pub fn config_set(settings: &Settings, request: &ConfigSetSettings) -> Result<Ex
         .ok_or_else(|| {
             UserError::Usage(format!("provider `{}` has no project to keep secrets in", loaded.provider.name))
         })?;
-    let pulumi = super::pulumi_location::find_pulumi(&environment)?;
+    let pulumi = crate::commands::shared::pulumi_location::find_pulumi(&environment)?;
     let mask = crate::secrets::SecretMask::new([value.clone()]);
     store.store(&pulumi, &environment, &backend, &request.key, &value).map_err(|err| match err {
         UserError::Internal(message) => UserError::Internal(mask.apply(&message)),

@@ -82,7 +82,7 @@ fn backend_status(
         return None;
     }
     // The `pulumi` runs use: the run's PATH, not the runner's.
-    let pulumi = super::pulumi_location::find_pulumi(&environment).ok()?;
+    let pulumi = crate::commands::shared::pulumi_location::find_pulumi(&environment).ok()?;
     let history =
         crate::pulumi::stack_history::project_history(&pulumi, &environment, &loaded.provider, project, &stack.stack)?;
     let latest = history.latest()?;

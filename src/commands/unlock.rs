@@ -16,7 +16,7 @@ use crate::pulumi::{Backend, ChildEnvironment, HolderState, LockListing, PulumiL
 /// through `pulumi cancel`.
 pub fn unlock(settings: &Settings, stack: &StackSettings, force: bool) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &stack.provider)?;
-    let command = super::unlock_command(&loaded.provider.name, &stack.stack);
+    let command = unlock_command(&loaded.provider.name, &stack.stack);
     // Holding the runner's own lock proves no living runner of this checkout works on this stack meanwhile.
     let _lock = StackLock::acquire(&settings.root.state_dir(), &stack.stack, &command, false)?;
     let environment = ChildEnvironment::build(std::env::vars(), &stack.environment, &settings.root);
@@ -100,7 +100,7 @@ pub fn unlock(settings: &Settings, stack: &StackSettings, force: bool) -> Result
 /// `pulumi cancel`, with the environment the runner gives its children: where the runner cannot
 /// read the locks, the CLI removes them itself.
 fn pulumi_cancel(dir: &Path, qualified: &str, environment: &ChildEnvironment) -> std::result::Result<(), String> {
-    let pulumi = super::pulumi_location::find_pulumi(environment).map_err(|err| err.to_string())?;
+    let pulumi = crate::commands::shared::pulumi_location::find_pulumi(environment).map_err(|err| err.to_string())?;
     let output = ChildProcess::new(pulumi)
         .args(["cancel", "--stack", qualified, "--yes", "--non-interactive"])
         .current_dir(dir)
@@ -116,4 +116,9 @@ fn pulumi_cancel(dir: &Path, qualified: &str, environment: &ChildEnvironment) ->
     } else {
         Err(format!("`pulumi cancel --stack {qualified}`: {}", String::from_utf8_lossy(&output.stderr).trim()))
     }
+}
+
+/// The command that removes Pulumi locks left by a runner that died.
+pub fn unlock_command(provider: &str, stack: &str) -> String {
+    format!("runner unlock --provider {provider} --stack {stack}")
 }

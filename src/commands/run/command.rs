@@ -3,11 +3,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use super::run_outcome::{finish_run, report_stack_locks};
-use super::run_secret_mask::{run_secret_mask, StoredConfigSecrets};
-use super::run_signals::RunSignals;
-use super::{preflight_and_gather, LoadedProvider, StackCheck};
+use super::run_context::RunContext;
 use crate::cli::{RunSettings, Settings};
+use crate::commands::run::outcome::{finish_run, report_stack_locks};
+use crate::commands::run::secret_mask::{run_secret_mask, StoredConfigSecrets};
+use crate::commands::run::signals::RunSignals;
+use crate::commands::{preflight_and_gather, LoadedProvider, StackCheck};
 use crate::config::{add_stack_config_values, StackConfigEdit};
 use crate::error::{Result, UserError};
 use crate::execute::{
@@ -31,9 +32,9 @@ const EVENT_BUFFER: usize = 1024;
 /// `runner up|preview|refresh|destroy`: check everything, then run the plan and report.
 pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &run.stack.provider)?;
-    let inputs = super::InputFiles::of(&settings.root, Some(&loaded.provider));
+    let inputs = crate::commands::InputFiles::of(&settings.root, Some(&loaded.provider));
     for report in &run.reports {
-        inputs.refuse_overwrite("--report", &super::report_path(report))?;
+        inputs.refuse_overwrite("--report", &report.path())?;
     }
     let check = StackCheck::run(settings, &run.stack, &loaded.provider)?;
     for warning in &check.warnings {
@@ -44,14 +45,24 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let store = RunStore::new(&settings.root.state_dir());
     let selected = select_projects(settings, run, &loaded, &store)?;
     let stored_secrets = StoredConfigSecrets::start(stack_files(settings, run, &loaded, &backend), &environment);
-    let pending = preflight_and_gather(settings, run, &loaded, &check, &environment, &backend, &selected)?;
+    let context = RunContext {
+        settings,
+        run,
+        loaded: &loaded,
+        check: &check,
+        environment: &environment,
+        backend: &backend,
+        selected: &selected,
+    };
+    let pending = preflight_and_gather(&context)?;
     if !pending.config_values.is_empty() {
         // Refused before the lock, the history and the backend are touched, not halfway through.
         StackConfigEdit::new(check.config.path(), check.config.text().unwrap_or_default())
             .add(&pending.config_values)?;
     }
-    let pulumi = super::pulumi_location::find_pulumi(&environment)?;
-    let plan = super::planned(settings, &loaded, run.operation, &selected, Some(&run.stack.stack), &run.pools)?;
+    let pulumi = crate::commands::shared::pulumi_location::find_pulumi(&environment)?;
+    let plan =
+        crate::commands::planned(settings, &loaded, run.operation, &selected, Some(&run.stack.stack), &run.pools)?;
     if !run.targets.is_empty() && plan.len() != 1 {
         return Err(UserError::Usage(format!(
             "`--target` applies to one project, but {} are selected: add `--only PROJECT`",
@@ -60,14 +71,14 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     }
     if run.operation == Operation::Destroy
         && !run.yes
-        && !super::destroy_confirmation::confirm_destroy(settings, run, &loaded, &plan)?
+        && !crate::commands::run::destroy_confirmation::confirm_destroy(settings, run, &loaded, &plan)?
     {
         crate::text::stderr_line!("nothing destroyed");
         return Ok(ExitStatus::Success);
     }
     let keep = history_keep(&environment)?;
     let lock = lock_stack(settings, run, &loaded, &store)?;
-    let recovered_locks = super::pulumi_lock_recovery::recover_pulumi_locks(
+    let recovered_locks = crate::commands::run::lock_recovery::recover_pulumi_locks(
         &loaded,
         &run.stack.stack,
         &environment,
@@ -115,11 +126,11 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     drop(lock);
     let table_on_stdout = !(settings.style.interactive_terminal && settings.style.stdout_terminal);
     let status = finish_run(run, &summary, table_on_stdout)?;
-    let status = super::history_failure::with_history_error(status, &history_error);
-    let changes = super::run_changes::report_changes(run, &summary, &store)?;
+    let status = crate::commands::run::history_failure::with_history_error(status, &history_error);
+    let changes = crate::commands::run::changes::report_changes(run, &summary, &store)?;
     if run.operation == Operation::Up {
         let (pulumi, environment, mask) = &outputs;
-        let reader = super::stack_outputs::OutputReader {
+        let reader = crate::commands::shared::stack_outputs::OutputReader {
             pulumi,
             provider: &loaded.provider,
             stack: &run.stack.stack,
@@ -128,12 +139,12 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
             show_secrets: false,
             mask,
         };
-        super::run_changes::print_shown_outputs(&reader, &summary);
+        crate::commands::run::changes::print_shown_outputs(&reader, &summary);
     }
     let resume = format!("{} --resume", command_line(run, &loaded));
     let cwd = std::env::current_dir().ok();
     crate::text::stderr_text!("{}", report::run_footer(&summary, &resume, cwd.as_deref()));
-    if status == ExitStatus::Success && super::run_changes::changes_fail_the_run(run, changes.as_ref()) {
+    if status == ExitStatus::Success && crate::commands::run::changes::changes_fail_the_run(run, changes.as_ref()) {
         return Ok(ExitStatus::ChangesFound);
     }
     Ok(status)
@@ -281,13 +292,13 @@ fn select_projects(
     store: &RunStore,
 ) -> Result<BTreeSet<NodeIndex>> {
     if !run.resume {
-        return super::select_with_affected(settings, loaded, &run.selection, Some(&run.stack.stack));
+        return crate::commands::select_with_affected(settings, loaded, &run.selection, Some(&run.stack.stack));
     }
     let runs = store.runs_of(&loaded.provider.name, &run.stack.stack);
     let (unfinished, resumed): (Vec<NodeIndex>, String) = match ResumeBasis::of(&runs, run.operation) {
         ResumeBasis::Continue(point) => {
             // The record is this copy's; the stacks may have moved on without it.
-            super::backend_resume::check_resume_point(settings, run, loaded, &point)?;
+            crate::commands::run::backend_resume::check_resume_point(settings, run, loaded, &point)?;
             let unfinished = point.unfinished();
             let ids: Vec<String> = point.run_ids().iter().map(|id| format!("`{id}`")).collect();
             let nodes = unfinished.iter().filter_map(|path| loaded.graph.node_of(&ProjectPath::new(path))).collect();
@@ -299,19 +310,21 @@ fn select_projects(
             return Err(UserError::ResumeSuperseded {
                 resumed: format!("run `{}` ({}, started {})", last.run_id, last.operation, seconds_text(last.started)),
                 changes: vec![format!("run `{}` ran `{}` on it ({ended})", by.run_id, by.operation)],
-                command: super::backend_resume::plain_command(run, loaded),
+                command: crate::commands::run::backend_resume::plain_command(run, loaded),
             });
         }
         // This copy has no record: another machine sharing the backend may have run it.
-        ResumeBasis::Nothing => match super::backend_resume::unfinished_in_backend(settings, run, loaded)? {
-            Some(unfinished) => (unfinished, "the stack history in the backend".to_string()),
-            None => {
-                return Err(UserError::Usage(format!(
-                    "nothing to resume: no `{}` run of stack `{}` is recorded",
-                    run.operation, run.stack.stack
-                )))
+        ResumeBasis::Nothing => {
+            match crate::commands::run::backend_resume::unfinished_in_backend(settings, run, loaded)? {
+                Some(unfinished) => (unfinished, "the stack history in the backend".to_string()),
+                None => {
+                    return Err(UserError::Usage(format!(
+                        "nothing to resume: no `{}` run of stack `{}` is recorded",
+                        run.operation, run.stack.stack
+                    )))
+                }
             }
-        },
+        }
     };
     // What waited on an unfinished project must run again too: dependents, or for destroy, dependencies.
     let graph = &loaded.graph;

@@ -1,11 +1,11 @@
-use super::{LoadedProvider, StackCheck};
-use crate::cli::{RunSettings, Settings};
+use super::run_context::RunContext;
+use crate::cli::Settings;
+use crate::commands::{LoadedProvider, StackCheck};
 use crate::error::{MissingSetting, Result, UserError};
-use crate::graph::NodeIndex;
 use crate::plan::Operation;
 use crate::prompt::TerminalPrompter;
 use crate::provider::ConfigKey;
-use crate::pulumi::{Backend, ChildEnvironment, SecretStore};
+use crate::pulumi::{Backend, SecretStore};
 
 const INFRA_TYPE: &str = "kubernetes:infra_type";
 
@@ -19,15 +19,8 @@ pub struct PendingConfiguration {
 
 /// Finds everything missing (configuration, secrets, passphrase). In a terminal it asks for each
 /// value; otherwise it fails with one error listing all of them and how to set each. Writes nothing.
-pub fn gather_configuration(
-    settings: &Settings,
-    run: &RunSettings,
-    loaded: &LoadedProvider,
-    check: &StackCheck,
-    environment: &ChildEnvironment,
-    backend: &Backend,
-    selected: &std::collections::BTreeSet<NodeIndex>,
-) -> Result<PendingConfiguration> {
+pub fn gather_configuration(context: &RunContext) -> Result<PendingConfiguration> {
+    let RunContext { settings, run, loaded, check, environment, backend, selected } = *context;
     let prompter = run.interactive.then(|| TerminalPrompter::new(settings.style.color));
     let mut pending = PendingConfiguration::default();
     let mut missing: Vec<MissingSetting> = Vec::new();

@@ -4,8 +4,8 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::stack_outputs::{display_value, OutputReader};
 use crate::cli::{ReportTarget, RunSettings};
+use crate::commands::shared::stack_outputs::{display_value, OutputReader};
 use crate::error::Result;
 use crate::execute::ProjectResult;
 use crate::history::RunStore;

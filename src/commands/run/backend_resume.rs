@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::LoadedProvider;
 use crate::cli::{RunSettings, Settings};
+use crate::commands::LoadedProvider;
 use crate::error::{Result, UserError};
 use crate::graph::NodeIndex;
 use crate::history::ResumePoint;
@@ -69,7 +69,7 @@ pub fn check_resume_point(
     point: &ResumePoint,
 ) -> Result<()> {
     let environment = ChildEnvironment::build(std::env::vars(), &run.stack.environment, &settings.root);
-    let pulumi = super::pulumi_location::find_pulumi(&environment)?;
+    let pulumi = crate::commands::shared::pulumi_location::find_pulumi(&environment)?;
     let latest = point.latest();
     let mut changes = Vec::new();
     for stack in read_all(&pulumi, &environment, loaded, &run.stack.stack) {
@@ -135,7 +135,7 @@ pub fn unfinished_in_backend(
     if !crate::pulumi::stack_history::backend_is_shared(&environment) {
         return Ok(None);
     }
-    let pulumi = super::pulumi_location::find_pulumi(&environment)?;
+    let pulumi = crate::commands::shared::pulumi_location::find_pulumi(&environment)?;
     let operation = run.operation;
     let stacks = read_all(&pulumi, &environment, loaded, &run.stack.stack);
     let histories: Vec<(&StackEntries, Option<&StackHistory>)> =

@@ -1,8 +1,8 @@
 use std::fmt::Write;
 
-use super::stack_outputs::{display_value, OutputReader};
 use super::LoadedProvider;
 use crate::cli::{OutputsSettings, Settings};
+use crate::commands::shared::stack_outputs::{display_value, OutputReader};
 use crate::error::Result;
 use crate::exit_status::ExitStatus;
 use crate::plan::{ExecutionPlan, Operation};
@@ -14,10 +14,10 @@ pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitSta
     let environment = ChildEnvironment::build(std::env::vars(), &outputs.stack.environment, &settings.root);
     let backend = Backend::from_environment(&environment);
     let selected = super::select_with_affected(settings, &loaded, &outputs.selection, Some(&outputs.stack.stack))?;
-    let pulumi = super::pulumi_location::find_pulumi(&environment)?;
+    let pulumi = crate::commands::shared::pulumi_location::find_pulumi(&environment)?;
     let plan = ExecutionPlan::new(&loaded.graph, Operation::Up, &selected);
     let projects: Vec<_> = plan.order.iter().map(|&node| loaded.graph.project(node)).collect();
-    let mask = super::run_secret_mask::run_secret_mask(&environment, &loaded.provider, None);
+    let mask = crate::commands::run::secret_mask::run_secret_mask(&environment, &loaded.provider, None);
     let reader = OutputReader {
         pulumi: &pulumi,
         provider: &loaded.provider,

@@ -1,25 +1,13 @@
-use std::collections::BTreeSet;
-
-use super::{gather_configuration, LoadedProvider, PendingConfiguration, StackCheck};
-use crate::cli::{ReportTarget, RunSettings, Settings};
+use super::run_context::RunContext;
+use crate::commands::{gather_configuration, PendingConfiguration};
 use crate::error::{MissingSetting, Result, UserError};
-use crate::graph::NodeIndex;
 use crate::preflight::{Preflight, PreflightInput};
-use crate::pulumi::{Backend, ChildEnvironment};
 
 /// The preflight of a run, then the configuration it still needs. In a terminal the preflight
 /// must pass before any question is asked; without one, missing settings join the preflight's
 /// problems so one error lists everything.
-#[allow(clippy::too_many_arguments)]
-pub fn preflight_and_gather(
-    settings: &Settings,
-    run: &RunSettings,
-    loaded: &LoadedProvider,
-    check: &StackCheck,
-    environment: &ChildEnvironment,
-    backend: &Backend,
-    selected: &BTreeSet<NodeIndex>,
-) -> Result<PendingConfiguration> {
+pub fn preflight_and_gather(context: &RunContext) -> Result<PendingConfiguration> {
+    let RunContext { settings, run, loaded, environment, backend, selected, .. } = *context;
     let preflight = Preflight::run(&PreflightInput {
         root: &settings.root,
         provider: &loaded.provider,
@@ -27,17 +15,17 @@ pub fn preflight_and_gather(
         stack: &run.stack.stack,
         environment,
         backend,
-        reports: run.reports.iter().map(report_path).collect(),
-        unlock_command: unlock_command(&loaded.provider.name, &run.stack.stack),
+        reports: run.reports.iter().map(|report| report.path()).collect(),
+        unlock_command: crate::commands::unlock_command(&loaded.provider.name, &run.stack.stack),
         require_passphrase: false,
         report_locks: false,
     });
     if run.interactive || preflight.problems.is_empty() {
         preflight.into_result()?;
-        return gather_configuration(settings, run, loaded, check, environment, backend, selected);
+        return gather_configuration(context);
     }
     let mut problems = preflight.problems;
-    match gather_configuration(settings, run, loaded, check, environment, backend, selected) {
+    match gather_configuration(context) {
         Err(UserError::MissingConfig { missing, .. }) => problems.extend(missing.iter().map(missing_problem)),
         Err(other) => problems.push(other.to_string()),
         Ok(_) => {}
@@ -50,15 +38,4 @@ pub fn preflight_and_gather(
 
 pub fn missing_problem(setting: &MissingSetting) -> String {
     format!("missing `{}`: {}", setting.key, setting.how_to_set)
-}
-
-pub fn report_path(target: &ReportTarget) -> std::path::PathBuf {
-    match target {
-        ReportTarget::Json(path) | ReportTarget::Junit(path) | ReportTarget::Markdown(path) => path.clone(),
-    }
-}
-
-/// The command that removes Pulumi locks left by a runner that died.
-pub fn unlock_command(provider: &str, stack: &str) -> String {
-    format!("runner unlock --provider {provider} --stack {stack}")
 }

@@ -1,0 +1,4 @@
+//! `runner doctor` and its per-backend and per-runtime checks.
+pub(crate) mod command;
+pub(crate) mod python_runtime_check;
+pub(crate) mod s3_backend_check;

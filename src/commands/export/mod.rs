@@ -1,0 +1,2 @@
+//! `runner export`.
+pub(crate) mod command;
