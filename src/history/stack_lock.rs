@@ -46,17 +46,21 @@ impl StackLock {
             command: command.to_string(),
         };
         let mut replaced_stale = None;
+        // The lock appears with its holder already in it: written beside it, then linked into
+        // place (which fails if a lock exists). A runner killed between creating a file and
+        // writing it left an empty lock that the next run could only call "an unknown runner".
+        // Not flushed to disk: the lock only excludes runners alive on this machine, which read
+        // it from the page cache.
+        let draft = dir.join(format!(".{stack}.lock.{}", me.pid));
+        let json = serde_json::to_vec(&me).map_err(|err| UserError::Internal(err.to_string()))?;
+        std::fs::File::create(&draft)
+            .and_then(|mut file| file.write_all(&json))
+            .map_err(|err| UserError::Unwritable { path: draft.clone(), reason: err.to_string() })?;
+        let _draft = RemoveOnDrop(draft.clone());
+        remove_drafts_of_gone_runners(&dir, stack);
         loop {
-            match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(mut file) => {
-                    let json = serde_json::to_vec(&me).map_err(|err| UserError::Internal(err.to_string()))?;
-                    // Not flushed to disk: the lock only excludes runners alive on this machine,
-                    // which read it from the page cache. After a power loss its holder is gone
-                    // anyway, and a file left empty by one is unreadable and taken over below.
-                    file.write_all(&json)
-                        .map_err(|err| UserError::Unwritable { path: path.clone(), reason: err.to_string() })?;
-                    return Ok(Self { path, replaced_stale });
-                }
+            match place(&draft, &path, &json) {
+                Ok(()) => return Ok(Self { path, replaced_stale }),
                 Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
                     let holder =
                         std::fs::read(&path).ok().and_then(|bytes| serde_json::from_slice::<LockHolder>(&bytes).ok());
@@ -91,6 +95,42 @@ impl StackLock {
                 }
                 Err(err) => return Err(UserError::Unwritable { path, reason: err.to_string() }),
             }
+        }
+    }
+}
+
+/// Links the written `draft` into place as `path`, failing with `AlreadyExists` when a lock is
+/// there; on a filesystem without hard links, creates `path` and writes it.
+fn place(draft: &Path, path: &Path, json: &[u8]) -> std::io::Result<()> {
+    match std::fs::hard_link(draft, path) {
+        Err(err) if matches!(err.kind(), std::io::ErrorKind::Unsupported | std::io::ErrorKind::PermissionDenied) => {
+            std::fs::OpenOptions::new().write(true).create_new(true).open(path)?.write_all(json)
+        }
+        other => other,
+    }
+}
+
+/// Removes a file when dropped: the lock's draft, whatever way `acquire` returns.
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Drafts `.<stack>.lock.<pid>` left by runners killed before they linked theirs.
+fn remove_drafts_of_gone_runners(dir: &Path, stack: &str) {
+    let prefix = format!(".{stack}.lock.");
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|name| name.strip_prefix(&prefix)).and_then(|pid| pid.parse().ok())
+        else {
+            continue;
+        };
+        if !process_alive(pid) {
+            let _ = std::fs::remove_file(entry.path());
         }
     }
 }
@@ -178,5 +218,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         drop(StackLock::acquire(dir.path(), "dev", "runner up", false).unwrap());
         assert!(StackLock::acquire(dir.path(), "dev", "runner up", false).is_ok());
+    }
+
+    #[test]
+    fn a_lock_appears_with_its_holder_and_drafts_of_gone_runners_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let locks = dir.path().join("locks");
+        std::fs::create_dir_all(&locks).unwrap();
+        std::fs::write(locks.join(".dev.lock.999999999"), "{}").unwrap();
+        let lock = StackLock::acquire(dir.path(), "dev", "runner up", false).unwrap();
+        let holder: LockHolder = serde_json::from_slice(&std::fs::read(locks.join("dev.lock")).unwrap()).unwrap();
+        assert_eq!(holder.pid, std::process::id());
+        let left: Vec<_> = std::fs::read_dir(&locks).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(left, [std::ffi::OsString::from("dev.lock")], "drafts are gone, the lock is all");
+        drop(lock);
     }
 }
