@@ -4,8 +4,6 @@ mod process_alive;
 mod signal_escalation;
 
 pub use cancellation::{CancelLevel, Cancellation};
-pub use child_process::{
-    ChildEnd, ChildOutput, ChildProcess, RunningChild, INTERRUPT_GRACE, OUTPUT_GRACE, QUERY_TIMEOUT, TERMINATE_GRACE,
-};
+pub use child_process::{ChildEnd, ChildProcess, INTERRUPT_GRACE, OUTPUT_GRACE, QUERY_TIMEOUT};
 pub use process_alive::process_alive;
 pub use signal_escalation::SignalEscalation;

@@ -64,6 +64,7 @@ impl<'a> CommandHook<'a> {
         Self { argv, timeout, cwd, env, outputs, mask, output_grace: OUTPUT_GRACE }
     }
 
+    #[cfg(test)]
     /// The hook's result is its exit status, not the end of its output.
     pub async fn run(self, cancellation: &Cancellation) -> Result<(), CommandHookError> {
         self.run_logged(cancellation).await.0

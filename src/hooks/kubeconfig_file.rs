@@ -145,6 +145,7 @@ pub fn kubeconfig_target(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf
     }
 }
 
+#[cfg(test)]
 /// Reads the target (if present), merges, and writes atomically (temp file in the same dir + rename),
 /// creating parent folders, file mode 0600. Returns the context name that is now current.
 /// A symlinked target is followed so the link survives; an exclusive `flock` on the folder keeps
