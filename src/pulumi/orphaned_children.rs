@@ -7,24 +7,64 @@ use std::time::{Duration, Instant};
 
 use super::MARKER_VARIABLE;
 
-/// Stops every process carrying a mark of runner `runner_pid`: SIGINT first (a `pulumi`
-/// cancels and releases its lock), SIGKILL for what is left after a grace. How many there were.
+/// How long each step of stopping a dead runner's children may take.
+#[derive(Debug, Clone, Copy)]
+struct Graces {
+    /// For a `pulumi` to finish the cancellation its parent-death SIGINT started.
+    settle: Duration,
+    /// For one that never had that signal, after the SIGINT sent here.
+    interrupt: Duration,
+    /// For what is left after SIGKILL to be gone.
+    kill: Duration,
+}
+
+const GRACES: Graces =
+    Graces { settle: Duration::from_secs(30), interrupt: Duration::from_secs(30), kill: Duration::from_secs(5) };
+
+/// Stops every process carrying a mark of runner `runner_pid`. How many there were.
+///
+/// Each `pulumi` the runner started got SIGINT when the runner died (its parent-death signal)
+/// and is cancelling: a second SIGINT makes `pulumi` exit at once, in the middle of writing its
+/// checkpoint ("failed to load checkpoint: EOF" for the next run). So the `pulumi` processes are
+/// first waited for; one still there gets a single SIGINT (it never had its signal); only what is
+/// left once no `pulumi` runs (plugins, language hosts, a `pulumi` that would not stop) is killed.
 pub fn stop_orphaned_children(runner_pid: u32) -> usize {
+    stop_with(runner_pid, GRACES)
+}
+
+fn stop_with(runner_pid: u32, graces: Graces) -> usize {
     let found = marked_by(runner_pid);
     if found.is_empty() {
         return 0;
     }
-    for (signal, grace) in [(libc::SIGINT, Duration::from_secs(10)), (libc::SIGKILL, Duration::from_secs(5))] {
-        for pid in marked_by(runner_pid) {
-            // SAFETY: only a signal, to a pid read from /proc just now.
-            unsafe { libc::kill(pid, signal) };
-        }
-        let deadline = Instant::now() + grace;
-        while !marked_by(runner_pid).is_empty() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(50));
-        }
+    let pulumis = || marked_by(runner_pid).into_iter().filter(|pid| is_pulumi(*pid)).collect::<Vec<_>>();
+    wait_until(|| pulumis().is_empty(), graces.settle);
+    let interrupted = pulumis();
+    for &pid in &interrupted {
+        // SAFETY: only a signal, to a pid read from /proc just now.
+        unsafe { libc::kill(pid, libc::SIGINT) };
     }
+    if !interrupted.is_empty() {
+        wait_until(|| pulumis().is_empty(), graces.interrupt);
+    }
+    for pid in marked_by(runner_pid) {
+        // SAFETY: as above.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    wait_until(|| marked_by(runner_pid).is_empty(), graces.kill);
     found.len()
+}
+
+fn wait_until(done: impl Fn() -> bool, grace: Duration) {
+    let deadline = Instant::now() + grace;
+    while !done() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The `pulumi` CLI itself (the engine that writes the checkpoint), not one of its plugins.
+fn is_pulumi(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|name| name.trim_end() == "pulumi")
 }
 
 /// Living (not zombie) processes whose environment holds `RUNNER_PROCESS_MARK=<runner_pid>-…`.
@@ -71,5 +111,43 @@ mod tests {
         assert!(crate::history::process_alive(other.id()), "another runner's child is left alone");
         other.kill().unwrap();
         other.wait().unwrap();
+    }
+
+    /// A stand-in for `pulumi`'s signal handling: the first SIGINT starts a cancellation that
+    /// saves the checkpoint a second later; a second SIGINT exits at once, saving nothing.
+    const CANCELLING_PULUMI: &str = "import signal, sys, time\ngot = [0]\ndef on_int(*_):\n    got[0] += 1\n    if got[0] > 1:\n        sys.exit(130)\nsignal.signal(signal.SIGINT, on_int)\nwhile got[0] == 0:\n    time.sleep(0.02)\ntime.sleep(1.0)\nopen(sys.argv[1], 'w').write('saved')\n";
+
+    #[test]
+    fn a_pulumi_cancelling_after_its_runner_died_is_left_to_save_its_checkpoint() {
+        let dir = tempfile::tempdir().unwrap();
+        let python =
+            std::process::Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().unwrap();
+        let python = String::from_utf8_lossy(&python.stdout).trim().to_string();
+        // Named `pulumi` with a direct interpreter line, so its /proc name is `pulumi`.
+        let script = dir.path().join("pulumi");
+        std::fs::write(&script, format!("#!{python}\n{CANCELLING_PULUMI}")).unwrap();
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let saved = dir.path().join("checkpoint");
+        let mut pulumi =
+            std::process::Command::new(&script).arg(&saved).env(MARKER_VARIABLE, "999999993-1").spawn().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !marked_by(999_999_993).iter().any(|pid| is_pulumi(*pid)) {
+            assert!(Instant::now() < deadline, "the stand-in never started");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        // The runner's death: the parent-death SIGINT.
+        // SAFETY: only a signal, to our own child.
+        unsafe { libc::kill(pulumi.id() as i32, libc::SIGINT) };
+        let reaper = std::thread::spawn(move || pulumi.wait().unwrap());
+        let graces =
+            Graces { settle: Duration::from_secs(20), interrupt: Duration::from_secs(5), kill: Duration::from_secs(5) };
+        assert_eq!(stop_with(999_999_993, graces), 1);
+        reaper.join().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&saved).ok().as_deref(),
+            Some("saved"),
+            "a second SIGINT cut its save short"
+        );
     }
 }
