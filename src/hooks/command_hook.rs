@@ -212,7 +212,7 @@ mod tests {
         hook.output_grace = Duration::from_millis(50);
         let result = hook.run(&Cancellation::new()).await;
         if let Ok(pid) = std::fs::read_to_string(&pid_file).unwrap_or_default().trim().parse::<i32>() {
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            crate::cancel::signal_process(pid, libc::SIGKILL);
         }
         result.unwrap();
     }
