@@ -161,7 +161,34 @@ impl UserError {
         match self {
             UserError::Interrupted => ExitStatus::Interrupted,
             UserError::Internal(_) | UserError::Unwritable { .. } | UserError::LocksHeld { .. } => ExitStatus::Failure,
-            _ => ExitStatus::Usage,
+            // Every variant named: a new one must choose its exit code here.
+            UserError::RootNotFound { .. }
+            | UserError::RootInvalid { .. }
+            | UserError::Unreadable { .. }
+            | UserError::InvalidFile { .. }
+            | UserError::UnknownProvider { .. }
+            | UserError::StackMismatch { .. }
+            | UserError::StackMissing { .. }
+            | UserError::StackInvalid { .. }
+            | UserError::InfraTypeMismatch { .. }
+            | UserError::MissingConfig { .. }
+            | UserError::Cycle { .. }
+            | UserError::UnknownDependency { .. }
+            | UserError::UnknownProject { .. }
+            | UserError::DuplicateProject { .. }
+            | UserError::PathEscapesRoot { .. }
+            | UserError::MissingPulumiYaml { .. }
+            | UserError::PhaseInversion { .. }
+            | UserError::SelfDependency { .. }
+            | UserError::ProgramMissing { .. }
+            | UserError::ConfirmationRequired { .. }
+            | UserError::StackBusy { .. }
+            | UserError::StackFileConflict { .. }
+            | UserError::SharedSecretRefused { .. }
+            | UserError::ResumeSuperseded { .. }
+            | UserError::Usage(_)
+            | UserError::PreflightFailed { .. }
+            | UserError::OperatorRules { .. } => ExitStatus::Usage,
         }
     }
 
@@ -208,7 +235,24 @@ impl UserError {
                 "the API server accepts these but the operator rejects or breaks on them: fix them before `kubectl apply`"
                     .into(),
             ),
-            _ => None,
+            // Every variant named: a new one must decide whether it has a hint.
+            UserError::RootInvalid { .. }
+            | UserError::Unreadable { .. }
+            | UserError::Unwritable { .. }
+            | UserError::InvalidFile { .. }
+            | UserError::StackMissing { .. }
+            | UserError::StackInvalid { .. }
+            | UserError::InfraTypeMismatch { .. }
+            | UserError::UnknownDependency { .. }
+            | UserError::UnknownProject { .. }
+            | UserError::DuplicateProject { .. }
+            | UserError::PathEscapesRoot { .. }
+            | UserError::SelfDependency { .. }
+            | UserError::ConfirmationRequired { .. }
+            | UserError::Usage(_)
+            | UserError::Interrupted
+            | UserError::Internal(_)
+            | UserError::PreflightFailed { .. } => None,
         }
     }
 }

@@ -1,27 +1,28 @@
 //! `runner` deploys a web of Pulumi projects as one unit.
 //!
 //! Data flows one way: config -> provider -> graph -> plan -> execution events -> reports.
+//! Public modules are the ones `fuzz/` and the integration tests use; the rest is the crate's own.
 
-pub mod cancel;
-pub mod cli;
-pub mod commands;
+pub(crate) mod cancel;
+pub(crate) mod cli;
+pub(crate) mod commands;
 pub mod config;
 pub mod error;
-pub mod execute;
-pub mod exit_status;
-pub mod export;
+pub(crate) mod execute;
+pub(crate) mod exit_status;
+pub(crate) mod export;
 pub mod graph;
-pub mod history;
-pub mod hooks;
-pub mod plan;
-pub mod preflight;
-pub mod prompt;
+pub(crate) mod history;
+pub(crate) mod hooks;
+pub(crate) mod plan;
+pub(crate) mod preflight;
+pub(crate) mod prompt;
 pub mod provider;
 pub mod pulumi;
 pub mod render;
-pub mod report;
-pub mod secrets;
-pub mod text;
+pub(crate) mod report;
+pub(crate) mod secrets;
+pub(crate) mod text;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

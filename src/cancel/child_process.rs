@@ -173,10 +173,11 @@ impl ChildProcess {
         let stdout = if self.stdout { Stdio::piped() } else { Stdio::null() };
         let stdin = if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() };
         self.command.stdin(stdin).stdout(stdout).stderr(Stdio::piped()).process_group(0).kill_on_drop(true);
-        // SAFETY: `prctl` is async-signal-safe and touches only the new process.
+        // SAFETY: `pre_exec` runs between fork and exec; the closure only makes `prctl`, which is
+        // async-signal-safe and touches only the new process.
         unsafe {
             self.command.pre_exec(|| {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT as libc::c_ulong);
+                let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::INT));
                 Ok(())
             });
         }
@@ -332,8 +333,7 @@ impl RunningChild {
     /// Negative pid: the whole process group, so grandchildren (plugins, `sh -c` commands) too.
     fn signal_group(&self, signal: i32) {
         if let Some(pid) = self.pid {
-            // SAFETY: `kill` only sends a signal; the group is the one this child leads.
-            unsafe { libc::kill(-pid, signal) };
+            super::signal_group(pid, signal);
         }
     }
 }

@@ -6,9 +6,7 @@ pub fn process_alive(pid: u32) -> bool {
     if pid <= 0 {
         return false;
     }
-    let result = unsafe { libc::kill(pid, 0) };
-    let exists = result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
-    exists && !is_zombie(pid)
+    super::process_exists(pid) && !is_zombie(pid)
 }
 
 fn is_zombie(pid: i32) -> bool {

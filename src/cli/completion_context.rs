@@ -1,5 +1,5 @@
 use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clap_complete::engine::CompletionCandidate;
 
@@ -108,11 +108,6 @@ impl CompletionContext {
     fn catalog(&self) -> Option<ProviderCatalog> {
         self.root.clone().map(ProviderCatalog::new)
     }
-
-    /// The repository the completions are read from, if one was found.
-    pub fn root(&self) -> Option<PathBuf> {
-        self.root.as_ref().map(|root| root.path().to_path_buf())
-    }
 }
 
 #[cfg(test)]
@@ -160,7 +155,7 @@ mod tests {
         let dir = repository();
         let nested = dir.path().join("config/pulumi");
         let context = CompletionContext::from_words(&words("runner up"), &nested);
-        assert_eq!(context.root().as_deref(), Some(dir.path()));
+        assert_eq!(context.root.as_ref().map(|root| root.path()), Some(dir.path()));
         let providers: Vec<String> = context.providers().into_iter().map(|p| p.0).collect();
         assert_eq!(providers, ["broken", "one", "two"]);
         assert_eq!(context.stacks(), ["dev", "prod"]);

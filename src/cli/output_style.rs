@@ -22,8 +22,4 @@ impl OutputStyle {
             stdout_terminal: std::io::stdout().is_terminal(),
         }
     }
-
-    pub fn plain() -> Self {
-        Self { interactive_terminal: false, color: false, stdout_terminal: false }
-    }
 }

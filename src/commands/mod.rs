@@ -21,13 +21,13 @@ mod timeline;
 mod unlock;
 mod validate;
 
-pub use affected::command::{affected_by, select_with_affected, AffectedProjects};
+pub use affected::command::select_with_affected;
 pub use completions::completions;
 pub use config::config_set;
-pub use dependency_lint::{undeclared_references, UndeclaredReference};
+pub use dependency_lint::undeclared_references;
 pub use dispatch::execute;
 pub use doctor::command::doctor;
-pub use doctor::python_runtime_check::{python_runtime_findings, PythonRuntimeFinding};
+pub use doctor::python_runtime_check::python_runtime_findings;
 pub use export::command::export;
 pub use history::history;
 pub use outputs::outputs;

@@ -23,7 +23,7 @@ pub use project_lifecycle::{LifecycleContext, ProjectLifecycle};
 pub use project_report::{FailureDetail, ProjectReport, ProjectResult};
 pub use resource_change::{ChangeKind, ResourceChange};
 pub use schedule::Schedule;
-pub use stack_busy::{StackBusy, StackHold};
+pub use stack_busy::StackBusy;
 
 #[cfg(test)]
 mod lifecycle_tests;

@@ -10,8 +10,6 @@ mod stack_spec_fields;
 mod stream_end;
 
 pub use git_source::{GitReference, GitSource};
-pub use go_duration::{format_go_duration, is_go_duration};
 pub use operator_rules::check_operator_rules;
-pub use pko_export::{PkoExport, PkoExportOptions, DEFAULT_PREREQUISITE_WINDOW};
-pub use resource_name::{is_dns_label, ResourceName, MAX_STACK_NAME_LEN};
+pub use pko_export::{PkoExport, PkoExportOptions};
 pub use stream_end::StreamEnd;

@@ -15,11 +15,6 @@ use crate::error::{Result, UserError};
 use crate::provider::{Project, ProjectPath, Provider};
 use crate::pulumi::PulumiManifest;
 
-/// The window a dependency must have succeeded within when the project sets none for it
-/// (`prerequisites = [{ project, succeeded_within }]`): a day, so the operator re-runs a
-/// dependency at most daily on its dependents' account, and never lets one run on a stale one.
-pub const DEFAULT_PREREQUISITE_WINDOW: Duration = Duration::from_secs(24 * 3600);
-
 /// How the export is placed in the cluster.
 #[derive(Debug, Clone)]
 pub struct PkoExportOptions {

@@ -1,4 +1,7 @@
 use super::*;
+
+/// `export pko`'s default `--prerequisite-window`.
+const DEFAULT_PREREQUISITE_WINDOW: Duration = Duration::from_secs(24 * 3600);
 use crate::config::RepositoryRoot;
 use crate::provider::ProviderCatalog;
 

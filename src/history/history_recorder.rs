@@ -17,10 +17,8 @@ pub struct HistoryRecorder {
     successes_changed: bool,
     last_save: Option<Instant>,
     dirty: bool,
-    /// The first error writing history, reported once at the end of the run.
+    /// The first error writing history, reported once at the end of the run by `finish`.
     pub error: Option<String>,
-    /// The same, readable by the command after the recorder was handed to the dispatcher.
-    shared_error: std::sync::Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl HistoryRecorder {
@@ -33,13 +31,7 @@ impl HistoryRecorder {
             last_save: None,
             dirty: false,
             error: None,
-            shared_error: Default::default(),
         }
-    }
-
-    /// Where the first history write error will be, once the run is over.
-    pub fn error_handle(&self) -> std::sync::Arc<std::sync::Mutex<Option<String>>> {
-        std::sync::Arc::clone(&self.shared_error)
     }
 
     fn save(&mut self, force: bool) {
@@ -53,10 +45,7 @@ impl HistoryRecorder {
             let (saved, index_saved) = save_both(&self.store, record, successes);
             for result in [saved, index_saved] {
                 if let Err(err) = result {
-                    let first = self.error.get_or_insert_with(|| err.to_string()).clone();
-                    if let Ok(mut shared) = self.shared_error.lock() {
-                        shared.get_or_insert(first);
-                    }
+                    self.error.get_or_insert_with(|| err.to_string());
                 }
             }
             if successes.is_some() {
@@ -120,6 +109,18 @@ fn seconds(time: SystemTime) -> f64 {
 impl Reporter for HistoryRecorder {
     fn name(&self) -> &'static str {
         "history recorder"
+    }
+
+    fn finish(&mut self) -> Result<(), String> {
+        if self.dirty {
+            self.save(true);
+        }
+        match self.error.take() {
+            Some(error) => Err(format!(
+                "the run history could not be written ({error}): `status`, `history` and `--resume` do not know this run"
+            )),
+            None => Ok(()),
+        }
     }
 
     fn on_event(&mut self, event: &ExecutionEvent) {

@@ -143,12 +143,11 @@ impl Drop for StackLock {
 
 /// Removes `path` if it still names `stale`, under an exclusive `flock` on `.takeover` in `dir`.
 fn remove_if_still(dir: &Path, path: &Path, stale: &LockHolder) -> bool {
-    use std::os::unix::io::AsRawFd;
     let Ok(guard) = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.join(".takeover"))
     else {
         return false;
     };
-    if unsafe { libc::flock(guard.as_raw_fd(), libc::LOCK_EX) } != 0 {
+    if rustix::fs::flock(&guard, rustix::fs::FlockOperation::LockExclusive).is_err() {
         return false;
     }
     let current = std::fs::read(path).ok().and_then(|bytes| serde_json::from_slice::<LockHolder>(&bytes).ok());

@@ -64,6 +64,7 @@ impl<'a> CommandHook<'a> {
         Self { argv, timeout, cwd, env, outputs, mask, output_grace: OUTPUT_GRACE }
     }
 
+    #[cfg(test)]
     /// The hook's result is its exit status, not the end of its output.
     pub async fn run(self, cancellation: &Cancellation) -> Result<(), CommandHookError> {
         self.run_logged(cancellation).await.0
@@ -211,7 +212,7 @@ mod tests {
         hook.output_grace = Duration::from_millis(50);
         let result = hook.run(&Cancellation::new()).await;
         if let Ok(pid) = std::fs::read_to_string(&pid_file).unwrap_or_default().trim().parse::<i32>() {
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            crate::cancel::signal_process(pid, libc::SIGKILL);
         }
         result.unwrap();
     }

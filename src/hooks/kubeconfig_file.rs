@@ -3,7 +3,6 @@
 
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use base64::engine::{general_purpose::GeneralPurpose, general_purpose::GeneralPurposeConfig, DecodePaddingMode};
@@ -145,6 +144,7 @@ pub fn kubeconfig_target(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf
     }
 }
 
+#[cfg(test)]
 /// Reads the target (if present), merges, and writes atomically (temp file in the same dir + rename),
 /// creating parent folders, file mode 0600. Returns the context name that is now current.
 /// A symlinked target is followed so the link survives; an exclusive `flock` on the folder keeps
@@ -172,10 +172,9 @@ pub fn install_kubeconfig_with_care(
     };
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(io("create", dir))?;
     let lock = std::fs::File::open(dir).map_err(io("open", dir))?;
-    // SAFETY: flock on a descriptor we own; the lock is released when `lock` is dropped.
-    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        return Err(io("lock", dir)(std::io::Error::last_os_error()));
-    }
+    // Released when `lock` is dropped.
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
+        .map_err(|errno| io("lock", dir)(std::io::Error::from(errno)))?;
     let existing_text = match std::fs::read_to_string(target) {
         Ok(text) => Some(text),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,

@@ -7,7 +7,7 @@ mod plan_dag;
 mod selection;
 
 pub use critical_path::CriticalPath;
-pub use execution_plan::{start_priority, BarrierReason, ExecutionPlan, PhaseBarrier, PlanStep, StartPriority};
+pub use execution_plan::{BarrierReason, ExecutionPlan, PhaseBarrier, PlanStep, StartPriority};
 pub use forecast::{forecast_remaining, StepProgress};
 pub use operation::Operation;
 pub use selection::{closure, Selection};

@@ -22,10 +22,6 @@ pub struct Selection {
 }
 
 impl Selection {
-    pub fn is_everything(&self) -> bool {
-        self == &Selection::default()
-    }
-
     pub fn resolve(&self, graph: &ProjectGraph) -> Result<BTreeSet<NodeIndex>> {
         let mut selected: BTreeSet<NodeIndex> = if self.only.is_empty() {
             (0..graph.len()).filter(|&node| !graph.project(node).only_as_prerequisite).collect()

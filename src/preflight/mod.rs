@@ -6,6 +6,6 @@ mod writable_probe;
 
 pub use preflight_report::{Preflight, PreflightInput};
 pub use program_presence::program_problem;
-pub use provider_checks::{provider_checks, ProviderCheck};
-pub use pulumi_lock_check::{settle_pulumi_locks, with_prerequisites, LockSettlement};
-pub use writable_probe::{probe_writable, WritableProbe};
+pub use provider_checks::provider_checks;
+pub use pulumi_lock_check::{settle_pulumi_locks, with_prerequisites};
+pub use writable_probe::WritableProbe;

@@ -4,6 +4,7 @@ use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
+#[cfg(test)]
 /// Writes then removes a probe file in `dir`, or in its nearest existing ancestor when it does
 /// not exist yet (nothing is created): a read-only or full filesystem, or a file in the way, is
 /// found before any project runs, not after. `Err` says why.

@@ -36,11 +36,10 @@ impl ProcessMark {
                 continue;
             }
             let Ok(environment) = std::fs::read(process.path().join("environ")) else { continue };
-            if environment.split(|byte| *byte == 0).any(|variable| variable == entry.as_bytes()) {
-                // SAFETY: `kill` only sends a signal; the pid was read from /proc just now.
-                if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
-                    stopped.push(pid);
-                }
+            if environment.split(|byte| *byte == 0).any(|variable| variable == entry.as_bytes())
+                && crate::cancel::signal_process(pid, libc::SIGKILL)
+            {
+                stopped.push(pid);
             }
         }
         stopped

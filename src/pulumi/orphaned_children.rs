@@ -41,15 +41,13 @@ fn stop_with(runner_pid: u32, graces: Graces) -> usize {
     wait_until(|| pulumis().is_empty(), graces.settle);
     let interrupted = pulumis();
     for &pid in &interrupted {
-        // SAFETY: only a signal, to a pid read from /proc just now.
-        unsafe { libc::kill(pid, libc::SIGINT) };
+        crate::cancel::signal_process(pid, libc::SIGINT);
     }
     if !interrupted.is_empty() {
         wait_until(|| pulumis().is_empty(), graces.interrupt);
     }
     for pid in marked_by(runner_pid) {
-        // SAFETY: as above.
-        unsafe { libc::kill(pid, libc::SIGKILL) };
+        crate::cancel::signal_process(pid, libc::SIGKILL);
     }
     wait_until(|| marked_by(runner_pid).is_empty(), graces.kill);
     found.len()
@@ -137,8 +135,7 @@ mod tests {
         }
         std::thread::sleep(Duration::from_millis(300));
         // The runner's death: the parent-death SIGINT.
-        // SAFETY: only a signal, to our own child.
-        unsafe { libc::kill(pulumi.id() as i32, libc::SIGINT) };
+        crate::cancel::signal_process(pulumi.id() as i32, libc::SIGINT);
         let reaper = std::thread::spawn(move || pulumi.wait().unwrap());
         let graces =
             Graces { settle: Duration::from_secs(20), interrupt: Duration::from_secs(5), kill: Duration::from_secs(5) };

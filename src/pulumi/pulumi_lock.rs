@@ -113,11 +113,9 @@ impl PulumiLock {
     pub fn stop_orphan(&self) -> bool {
         let Ok(pid) = i32::try_from(self.pid) else { return false };
         for (signal, wait) in [(libc::SIGINT, Duration::from_secs(10)), (libc::SIGKILL, Duration::from_secs(5))] {
-            // SAFETY: only signals; the runner starts each `pulumi` as its process group's leader.
-            unsafe {
-                libc::kill(-pid, signal);
-                libc::kill(pid, signal);
-            }
+            // The runner starts each `pulumi` as its process group's leader.
+            crate::cancel::signal_group(pid, signal);
+            crate::cancel::signal_process(pid, signal);
             let deadline = Instant::now() + wait;
             while process_alive(self.pid) && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(50));

@@ -39,6 +39,13 @@ pub async fn dispatch_events(
             summary.on_event(&event);
         }
     }
+    for reporter in reporters.iter_mut().flatten() {
+        match contained(|| reporter.finish()) {
+            Ok(Ok(())) => {}
+            Ok(Err(unwritten)) => summary.unwritten.push(unwritten),
+            Err(panic) => summary.faults.push(format!("the {} failed: {panic}", reporter.name())),
+        }
+    }
     summary
 }
 
@@ -131,5 +138,28 @@ mod tests {
         assert_eq!(summary.faults, ["the reporter failed: attempt to subtract with overflow"]);
         assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 2, "dropped after its panic");
         assert!(!summary.all_succeeded(), "a fault fails the run");
+    }
+
+    /// Writes nothing, and says so when the run is over.
+    struct Unwritable;
+
+    impl Reporter for Unwritable {
+        fn on_event(&mut self, _: &ExecutionEvent) {}
+
+        fn finish(&mut self) -> Result<(), String> {
+            Err("the run history could not be written (disk full)".into())
+        }
+    }
+
+    #[tokio::test]
+    async fn what_a_reporter_could_not_write_reaches_the_summary_at_the_end() {
+        let (events, receiver) = crate::execute::EventSender::channel(4);
+        let dispatcher =
+            tokio::spawn(dispatch_events(receiver, vec![Box::new(Unwritable)], SecretMask::default(), None));
+        events.send(ExecutionEvent::RunFinished { at: SystemTime::now(), interrupted: false }).await;
+        drop(events);
+        let summary = dispatcher.await.unwrap();
+        assert_eq!(summary.unwritten, ["the run history could not be written (disk full)"]);
+        assert!(summary.faults.is_empty());
     }
 }

@@ -8,4 +8,10 @@ pub trait Reporter: Send {
     fn name(&self) -> &'static str {
         "reporter"
     }
+
+    /// Called once after the last event: what the reporter could not write, said in full (the
+    /// run then ends in failure, whatever its projects did).
+    fn finish(&mut self) -> Result<(), String> {
+        Ok(())
+    }
 }

@@ -16,6 +16,8 @@ pub struct RunSummary {
     /// Parts of the runner that failed during the run (a reporter, the forecast), contained so
     /// the run still ended and was recorded; any of them fails the run.
     pub faults: Vec<String>,
+    /// What a reporter could not write (the run history, a log), from its `finish`.
+    pub unwritten: Vec<String>,
 }
 
 impl Reporter for RunSummary {

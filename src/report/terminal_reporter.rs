@@ -46,6 +46,7 @@ impl TerminalReporter {
         Self { multi, live: HashMap::new(), path_width: 20, verbose, color, fixed_columns: None, eta: None }
     }
 
+    #[cfg(test)]
     /// A reporter drawing nowhere, `columns` wide: for tests of the lines it makes.
     pub fn hidden(columns: usize) -> Self {
         let mut reporter = Self::new(false, false);
@@ -104,6 +105,7 @@ impl TerminalReporter {
         format!("{mark} {head}{tail}")
     }
 
+    #[cfg(test)]
     /// What a running project is doing, fitted to the room its live line has.
     pub fn live_message(&self, status: &str) -> String {
         fit_live(status, self.columns(), self.path_width)

@@ -8,5 +8,5 @@ mod masking_property_tests;
 
 pub use secret_forms::printed_forms;
 pub use secret_mask::{SecretMask, MASK};
-pub use secret_rule::{url_password, SecretRule, KNOWN_PLAIN};
+pub use secret_rule::{url_password, SecretRule};
 pub use split_point::split_point;

@@ -118,6 +118,7 @@ fn zsh_and_fish_scripts_are_valid() {
         let text = script(&workspace, shell);
         assert!(text.contains("RUNNER_COMPLETE"), "{shell}: {text}");
         std::fs::write(&path, text).unwrap();
+        crate::support::needs_external(shell);
         let output = std::process::Command::new(shell)
             .args(args)
             .arg(&path)
@@ -134,6 +135,7 @@ fn zsh_and_fish_scripts_are_valid() {
 
 /// Runs `program` in `shell` from the repository's root; its stdout, a line per offer.
 fn shell_offers(workspace: &Workspace, shell: &str, args: &[&str], program: &str) -> Vec<String> {
+    crate::support::needs_external(shell);
     let output = std::process::Command::new(shell)
         .args(args)
         .arg(program)

@@ -12,6 +12,7 @@ const BUILD: &str = "kube-v1.34.4-etcd-v3.6.16";
 /// The folder holding `etcd` and `kube-apiserver`: `RUNNER_KUBE_TEST_BIN`, else the script's cache.
 /// Tests fail (never skip) without them: `scripts/test.sh` builds them.
 pub fn kube_bin_dir() -> PathBuf {
+    crate::support::needs_external("the kube-apiserver");
     let dir = match std::env::var_os("RUNNER_KUBE_TEST_BIN") {
         Some(dir) => PathBuf::from(dir),
         None => cache_root().join(BUILD).join("bin"),

@@ -16,6 +16,7 @@ pub const BUCKET: &str = "state";
 /// `versitygw` itself: `RUNNER_VERSITYGW_BIN` (its folder), else the install script's cache.
 /// Tests fail (never skip) without it: `scripts/test.sh` builds it.
 pub fn versitygw() -> PathBuf {
+    crate::support::needs_external("versitygw");
     let dir = match std::env::var_os("RUNNER_VERSITYGW_BIN") {
         Some(dir) => PathBuf::from(dir),
         None => cache_root().join(BUILD).join("bin"),

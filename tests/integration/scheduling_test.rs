@@ -25,6 +25,7 @@ fn result_of(report: &Value, path: &str) -> (String, Option<String>) {
 
 /// Headless Chromium, as Debian ships it (`apt-get install chromium`; scripts/test.sh does).
 fn chromium() -> PathBuf {
+    crate::support::needs_external("chromium");
     ["chromium", "chromium-browser", "google-chrome"]
         .iter()
         .find_map(|name| which::which(name).ok())

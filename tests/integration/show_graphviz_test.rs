@@ -11,6 +11,7 @@ type Box2 = (f64, f64, f64, f64);
 
 /// Graphviz's `dot`, as Debian ships it (`apt-get install graphviz`; scripts/test.sh does).
 fn graphviz(dot: &str, format: &str) -> Vec<u8> {
+    crate::support::needs_external("graphviz");
     let mut child = std::process::Command::new("dot")
         .arg(format!("-T{format}"))
         .stdin(std::process::Stdio::piped())

@@ -174,6 +174,7 @@ pub fn repository() -> PathBuf {
 /// The folder holding the real `pulumi` and `pulumi-language-yaml`. Tests against the real CLI
 /// fail (never skip) without it: `.ci/run` installs it.
 pub fn real_pulumi_dir() -> PathBuf {
+    needs_external("the real `pulumi`");
     if let Ok(dir) = std::env::var("RUNNER_TEST_PULUMI_DIR") {
         return PathBuf::from(dir);
     }
@@ -213,6 +214,7 @@ pub fn copy_tree(from: &Path, to: &Path) {
 /// Builds the test resource provider `pulumi-resource-tokenauth` (Go, against the pinned
 /// Pulumi SDK) once into `target/test-plugins/`, and returns its folder.
 pub fn tokenauth_plugin_dir() -> PathBuf {
+    needs_external("Go");
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BUILT
         .get_or_init(|| {
@@ -288,4 +290,25 @@ impl Workspace {
         let text = std::fs::read_to_string(self.path("fake-state/invocations.jsonl")).unwrap_or_default();
         text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
     }
+}
+
+/// Tests that need a program from outside the repository (the real `pulumi`, Go, the
+/// kube-apiserver, versitygw, chromium, graphviz, tmux, zsh, fish) are named `ext_...`, so
+/// `cargo test --test integration -- --skip ::ext_` is the fast loop. Every helper that finds
+/// such a program calls this, which keeps the rule true as tests are added.
+pub fn needs_external(program: &str) {
+    let thread = std::thread::current();
+    // A helper thread of a test, or the main thread with one test thread: its test was checked.
+    let Some(name) = thread.name().filter(|name| *name != "main") else { return };
+    let test = name.rsplit("::").next().unwrap_or(name);
+    if test.starts_with("ext_") {
+        return;
+    }
+    if let Some(report) = std::env::var_os("RUNNER_EXT_REPORT") {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(report).unwrap();
+        writeln!(file, "{name}").unwrap();
+        return;
+    }
+    panic!("`{name}` needs {program}: name it `ext_...` so `--skip ::ext_` leaves it out (DEVELOPERS.md)");
 }

@@ -18,6 +18,7 @@ impl<'a> TmuxSession<'a> {
     /// Starts `bash -c script` in a `columns` x `rows` window, in the workspace with the same
     /// environment as its pseudo-terminal runs.
     pub fn start(workspace: &'a Workspace, columns: u16, rows: u16, script: &str) -> Self {
+        crate::support::needs_external("tmux");
         if Command::new("tmux").arg("-V").output().is_err() {
             panic!("tmux is required for this test: apt-get install tmux (scripts/test.sh installs it)");
         }

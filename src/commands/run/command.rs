@@ -23,9 +23,6 @@ use crate::pulumi::{Backend, ChildEnvironment, PulumiCli, PulumiCliContext};
 use crate::report::{self, LogFiles, PlainReporter, Reporter, RunSummary, TerminalReporter};
 use crate::secrets::SecretMask;
 
-/// Where the history recorder leaves its first write error, read once the run is over.
-type HistoryError = Arc<std::sync::Mutex<Option<String>>>;
-
 /// Enough to absorb bursts of output without letting a flood grow memory.
 const EVENT_BUFFER: usize = 1024;
 
@@ -121,12 +118,12 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     // Outputs files (plain secrets) a killed runner's hooks left behind.
     crate::hooks::HookTempDir::remove_leftovers();
     let outputs = (cli.pulumi.clone(), cli.environment.clone(), cli.mask.clone());
-    let (summary, history_error) = execute_plan(settings, run, &loaded, plan, cli, store.clone(), recovered_locks)?;
+    let summary = execute_plan(settings, run, &loaded, plan, cli, store.clone(), recovered_locks)?;
     report_stack_locks(&loaded, &backend, &run.stack.stack, &summary);
     drop(lock);
     let table_on_stdout = !(settings.style.interactive_terminal && settings.style.stdout_terminal);
     let status = finish_run(run, &summary, table_on_stdout)?;
-    let status = crate::commands::run::history_failure::with_history_error(status, &history_error);
+    let status = crate::commands::run::history_failure::with_unwritten(status, &summary.unwritten);
     let changes = crate::commands::run::changes::report_changes(run, &summary, &store)?;
     if run.operation == Operation::Up {
         let (pulumi, environment, mask) = &outputs;
@@ -197,7 +194,7 @@ fn execute_plan(
     mut cli: PulumiCliContext,
     store: RunStore,
     recovered_locks: Vec<String>,
-) -> Result<(RunSummary, HistoryError)> {
+) -> Result<RunSummary> {
     let run_id = new_run_id();
     let log_dir = settings.root.state_dir().join("logs").join(&run_id);
     std::fs::create_dir_all(&log_dir)
@@ -225,7 +222,6 @@ fn execute_plan(
     };
     let lifecycle = ProjectLifecycle::new(PulumiCli::new(cli), context);
     let recorder = HistoryRecorder::new(store);
-    let history_error = recorder.error_handle();
     let mut reporters: Vec<Box<dyn Reporter>> = vec![Box::new(LogFiles::new(log_dir)), Box::new(recorder)];
     let waits_for = plan
         .steps
@@ -281,7 +277,7 @@ fn execute_plan(
             RunSummary { faults: vec![format!("the event dispatcher failed: {fault}")], ..RunSummary::default() }
         })
     });
-    Ok((summary, history_error))
+    Ok(summary)
 }
 
 /// Everything, a `--only/--from/--exclude` part of the graph, or what the last run left undone.

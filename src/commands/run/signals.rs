@@ -42,21 +42,18 @@ impl RunSignals {
 /// `.runner/logs/` and the run record still get everything.
 fn silence_the_lost_terminal() {
     let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") else { return };
-    let null = std::os::fd::AsRawFd::as_raw_fd(&null);
-    for stream in [libc::STDOUT_FILENO, libc::STDERR_FILENO] {
-        if is_character_device(stream) {
-            // SAFETY: `dup2` only replaces a descriptor number; `null` stays open until after.
-            unsafe { libc::dup2(null, stream) };
-        }
+    if is_character_device(std::io::stdout()) {
+        let _ = rustix::stdio::dup2_stdout(&null);
+    }
+    if is_character_device(std::io::stderr()) {
+        let _ = rustix::stdio::dup2_stderr(&null);
     }
 }
 
 /// A terminal, or `/dev/null` already. `isatty` cannot tell: on a hung-up terminal it fails
 /// with EIO, while `fstat` still answers. Pipes and files (a log, `tee`) are kept.
-fn is_character_device(fd: i32) -> bool {
-    let mut status = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: `fstat` writes a `stat` into the buffer it is given, and nothing else.
-    let known = unsafe { libc::fstat(fd, status.as_mut_ptr()) } == 0;
-    // SAFETY: read only when `fstat` succeeded and so filled it in.
-    known && (unsafe { status.assume_init() }.st_mode & libc::S_IFMT) == libc::S_IFCHR
+fn is_character_device(stream: impl std::os::fd::AsFd) -> bool {
+    rustix::fs::fstat(stream).is_ok_and(|status| {
+        rustix::fs::FileType::from_raw_mode(status.st_mode) == rustix::fs::FileType::CharacterDevice
+    })
 }

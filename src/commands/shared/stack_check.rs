@@ -80,14 +80,6 @@ impl StackCheck {
         warnings.extend(short_secrets(settings, stack, provider));
         Ok(Self { config, warnings, defaults_to_write, missing, missing_secrets, absent })
     }
-
-    pub fn require_complete(&self, stack: &str) -> Result<()> {
-        if self.missing.is_empty() {
-            Ok(())
-        } else {
-            Err(UserError::MissingConfig { stack: stack.to_string(), missing: self.missing.clone() })
-        }
-    }
 }
 
 /// Without the environment file a run still works from the process environment, but the
