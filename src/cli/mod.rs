@@ -13,7 +13,7 @@ mod timeline_settings;
 pub use arguments::{Arguments, ReportTarget, ShowFormat, TimelineFormat};
 pub use command::Command;
 pub use config_set_settings::ConfigSetSettings;
-pub use export_settings::{ExportSettings, PkoExportSettings};
+pub use export_settings::{CiExportSettings, CiSystem, ExportSettings, PkoExportSettings};
 pub use mara_command_line::reorder_mara_options;
 pub use output_style::OutputStyle;
 pub use settings::{

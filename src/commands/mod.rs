@@ -1,5 +1,6 @@
 mod affected_projects;
 mod backend_resume;
+mod ci_export_command;
 mod command_dispatch;
 mod completions_command;
 mod config_command;
