@@ -137,7 +137,8 @@ fn summary_job(pipeline: &CiPipeline) -> Value {
     steps.push(step(
         None,
         "One summary of every project",
-        format!("{} >> \"$GITHUB_STEP_SUMMARY\"", pipeline.merge_command("markdown")),
+        // In the job's log too, where a summary page is not at hand.
+        format!("{} | tee -a \"$GITHUB_STEP_SUMMARY\"", pipeline.merge_command("markdown")),
     ));
     job.insert("steps".into(), Value::Sequence(steps));
     Value::Mapping(job)

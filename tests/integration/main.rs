@@ -1,5 +1,6 @@
 //! One integration test binary: each module drives the real `runner` binary in a temporary repository.
 
+mod ci_tools;
 mod kube_api_server;
 mod mara_checkout;
 mod object_store;
@@ -9,6 +10,7 @@ mod tmux_session;
 mod affected_test;
 mod cancelled_destroy_test;
 mod child_process_rule_test;
+mod ci_export_test;
 mod closed_output_test;
 mod completion_test;
 mod console_write_rule_test;
