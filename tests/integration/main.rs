@@ -13,6 +13,7 @@ mod cancelled_destroy_test;
 mod child_process_rule_test;
 mod ci_act_test;
 mod ci_export_test;
+mod ci_gitlab_test;
 mod closed_output_test;
 mod completion_test;
 mod console_write_rule_test;
