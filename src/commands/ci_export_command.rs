@@ -28,10 +28,11 @@ pub fn export_ci(settings: &Settings, ci: &CiExportSettings) -> Result<ExitStatu
             crate::text::stderr_line!("`{}` is what `runner export {tool}` writes now", file.display());
             return Ok(ExitStatus::Success);
         }
-        let first = committed.lines().zip(text.lines()).position(|(old, new)| old != new).map_or_else(
-            || committed.lines().count().min(text.lines().count()) + 1,
-            |index| index + 1,
-        );
+        let first = committed
+            .lines()
+            .zip(text.lines())
+            .position(|(old, new)| old != new)
+            .map_or_else(|| committed.lines().count().min(text.lines().count()) + 1, |index| index + 1);
         crate::text::stderr_line!(
             "`{}` is stale: it differs from what `runner export {tool}` writes now from line {first}; write it again with `-o {}`",
             file.display(),

@@ -78,7 +78,8 @@ impl CiPipeline {
             }
         }
         let cluster_kubeconfig = provider.projects.iter().any(|project| {
-            project.provides_cluster && project.on_success.iter().any(|hook| matches!(hook, HookSpec::Kubeconfig { .. }))
+            project.provides_cluster
+                && project.on_success.iter().any(|hook| matches!(hook, HookSpec::Kubeconfig { .. }))
         });
         let mut jobs = Vec::new();
         for &node in &plan.order {
@@ -175,8 +176,11 @@ pub const RESERVED_JOBS: &[&str] = &["affected", "summary"];
 
 /// A project path as a job id both CI systems accept: `[A-Za-z0-9_-]`, starting with a letter.
 pub fn job_id(path: &ProjectPath) -> String {
-    let id: String =
-        path.as_str().chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '-' }).collect();
+    let id: String = path
+        .as_str()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '-' })
+        .collect();
     if id.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
         id
     } else {

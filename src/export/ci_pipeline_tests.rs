@@ -60,7 +60,8 @@ fn needs_are_the_graph_edges_and_destroy_reverses_them() {
         let (_, graph) = shipped(name);
         let up = pipeline(name, Operation::Up, None, true).unwrap();
         let destroy = pipeline(name, Operation::Destroy, None, true).unwrap();
-        let needs = |pipeline: &CiPipeline, id: &str| pipeline.jobs.iter().find(|job| job.id == id).unwrap().needs.clone();
+        let needs =
+            |pipeline: &CiPipeline, id: &str| pipeline.jobs.iter().find(|job| job.id == id).unwrap().needs.clone();
         for project in graph.projects() {
             let id = job_id(&project.path);
             for dependency in &project.depends_on {

@@ -37,10 +37,7 @@ impl GitHubActionsWorkflow {
             ));
             let mut job = Mapping::new();
             job.insert("runs-on".into(), "ubuntu-latest".into());
-            job.insert(
-                "outputs".into(),
-                map([("projects", "${{ steps.affected.outputs.projects }}".into())]),
-            );
+            job.insert("outputs".into(), map([("projects", "${{ steps.affected.outputs.projects }}".into())]));
             job.insert("steps".into(), Value::Sequence(steps));
             jobs.insert("affected".into(), Value::Mapping(job));
         }
@@ -105,7 +102,8 @@ fn project_job(pipeline: &CiPipeline, job: &CiJob) -> Value {
 /// selected need that was skipped had a failure upstream, which must skip this one too).
 fn affected_condition(pipeline: &CiPipeline, job: &CiJob) -> String {
     let selected = |project: &str| format!("contains(fromJSON(needs.affected.outputs.projects), '{project}')");
-    let mut parts = vec!["!cancelled()".to_string(), "needs.affected.result == 'success'".into(), selected(job.project.as_str())];
+    let mut parts =
+        vec!["!cancelled()".to_string(), "needs.affected.result == 'success'".into(), selected(job.project.as_str())];
     for need in &job.needs {
         let upstream = pipeline.jobs.iter().find(|other| &other.id == need).expect("needs name jobs");
         parts.push(format!(
@@ -120,10 +118,7 @@ fn summary_job(pipeline: &CiPipeline) -> Value {
     let mut job = Mapping::new();
     job.insert("name".into(), "summary".into());
     job.insert("runs-on".into(), "ubuntu-latest".into());
-    job.insert(
-        "needs".into(),
-        Value::Sequence(pipeline.jobs.iter().map(|job| Value::from(job.id.as_str())).collect()),
-    );
+    job.insert("needs".into(), Value::Sequence(pipeline.jobs.iter().map(|job| Value::from(job.id.as_str())).collect()));
     job.insert("if".into(), "${{ always() }}".into());
     let mut steps = checkout(pipeline, false);
     let mut download = Mapping::new();

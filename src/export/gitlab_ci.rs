@@ -20,16 +20,14 @@ impl GitLabCiPipeline {
                 Value::Sequence(vec![
                     "export RUNNER_CACHE_DIR=\"$CI_PROJECT_DIR/.runner-ci/cache\"".into(),
                     "export PATH=\"$(bash scripts/install-pulumi.sh | tail -n 1):$RUNNER_CACHE_DIR/bin:$PATH\"".into(),
-                    "command -v runner >/dev/null || cargo install --locked --path . --root \"$RUNNER_CACHE_DIR\"".into(),
+                    "command -v runner >/dev/null || cargo install --locked --path . --root \"$RUNNER_CACHE_DIR\""
+                        .into(),
                 ]),
             );
             // Pulumi and the runner are built once, then restored in every job.
             default.insert(
                 "cache".into(),
-                map([
-                    ("key", "runner-tools".into()),
-                    ("paths", Value::Sequence(vec![".runner-ci/cache/".into()])),
-                ]),
+                map([("key", "runner-tools".into()), ("paths", Value::Sequence(vec![".runner-ci/cache/".into()]))]),
             );
             root.insert("default".into(), Value::Mapping(default));
         }

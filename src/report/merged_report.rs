@@ -102,13 +102,7 @@ impl MergedReport {
         }
         text.push_str("| Project | Result | Duration |\n|---|---|---|\n");
         for project in self.ordered() {
-            let _ = writeln!(
-                text,
-                "| `{}` | {} | {:.1} s |",
-                project.project,
-                cell(&project.result),
-                project.duration
-            );
+            let _ = writeln!(text, "| `{}` | {} | {:.1} s |", project.project, cell(&project.result), project.duration);
         }
         for project in self.ordered().into_iter().filter(|p| p.result == "failed") {
             let _ = writeln!(text, "\n### `{}` failed\n", project.project);

@@ -158,3 +158,49 @@ fn act_a_failing_project_skips_its_dependents_and_the_summary_names_it() {
     assert!(summary.contains("undefined_on_purpose"), "the summary names Pulumi's error:\n{summary}");
     assert!(summary.contains("2 of 3 reported projects succeeded, 1 failed"), "{summary}");
 }
+
+#[test]
+fn act_an_affected_only_workflow_runs_the_changed_project_and_its_dependents_only() {
+    let repo = CiRepository::new(false);
+    repo.export(&["github-actions", "-o", ".github/workflows/up.yml"]);
+    repo.export(&["github-actions", "--affected", "-o", ".github/workflows/affected.yml"]);
+    repo.commit();
+    let (succeeded, log) = run_act(&repo, ".github/workflows/up.yml", &repo.scratch.path().join("up"));
+    assert!(succeeded, "act up failed:\n{log}");
+
+    // A change to the registry: it and what depends on it, nothing upstream or beside it.
+    let file = "projects/local/infrastructure/registry/Pulumi.yaml";
+    let program = std::fs::read_to_string(repo.workspace.path(file)).unwrap();
+    repo.workspace.file(file, program.replace("value: local-dev", "value: local-dev-2"));
+    repo.git(&["commit", "-qam", "registry namespace"]);
+    std::fs::remove_file(repo.calls_file()).unwrap();
+    let artifacts = repo.scratch.path().join("affected");
+    let (succeeded, log) = run_act(&repo, ".github/workflows/affected.yml", &artifacts);
+    assert!(succeeded, "act affected failed:\n{log}");
+    let reports = reports(&artifacts);
+    let ran: Vec<&str> = reports.keys().map(String::as_str).collect();
+    // The cluster was not selected: its job is skipped, and certmgr, which needs it, still runs.
+    assert_eq!(
+        ran,
+        ["infrastructure-registry", "kubernetes-applications-demo", "kubernetes-certmgr", "utility-demo-image"],
+        "{log}"
+    );
+    for (job, report) in &reports {
+        assert_eq!(project_entry(report)["result"], "succeeded", "{job}");
+    }
+    let calls = repo.calls();
+    assert!(
+        !calls
+            .iter()
+            .any(|call| call.contains("--only infrastructure/network ")
+                || call.contains("--only infrastructure/cluster ")),
+        "{calls:#?}"
+    );
+    let (needs, _) = read_workflow(&repo, ".github/workflows/affected.yml");
+    let needs = needs
+        .into_iter()
+        .filter(|(job, _)| reports.contains_key(job))
+        .map(|(job, list)| (job, list.into_iter().filter(|need| reports.contains_key(need)).collect()))
+        .collect();
+    assert_needs_ended_first(&needs, &reports);
+}

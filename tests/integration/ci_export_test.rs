@@ -90,16 +90,8 @@ fn a_backend_on_this_machine_is_refused_naming_pulumi_backend_url() {
 fn an_input_of_the_runner_is_never_the_output() {
     let workspace = shipped_workspace(SHARED);
     let before = std::fs::read_to_string(workspace.path("providers/local.toml")).unwrap();
-    let output = workspace.run(&[
-        "export",
-        "gitlab-ci",
-        "--provider",
-        "local",
-        "--stack",
-        "dev",
-        "-o",
-        "providers/local.toml",
-    ]);
+    let output =
+        workspace.run(&["export", "gitlab-ci", "--provider", "local", "--stack", "dev", "-o", "providers/local.toml"]);
     output.expect_code(2).expect_stderr_contains("would overwrite");
     assert_eq!(std::fs::read_to_string(workspace.path("providers/local.toml")).unwrap(), before);
 }

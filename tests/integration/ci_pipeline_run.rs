@@ -78,16 +78,20 @@ impl CiRepository {
     /// which becomes a git repository with one commit.
     pub fn commit(&self) {
         std::fs::remove_file(self.workspace.path("config/pulumi/environment")).unwrap();
-        for args in [&["init", "-q", "-b", "main"][..], &["add", "-A"], &["commit", "-qm", "pipeline"]] {
-            let status = std::process::Command::new("git")
-                .current_dir(self.workspace.root())
-                .args(["-c", "user.email=ci@example.com", "-c", "user.name=ci"])
-                .args(args)
-                .env("HOME", self.home())
-                .status()
-                .unwrap();
-            assert!(status.success(), "git {args:?}");
-        }
+        self.git(&["init", "-q", "-b", "main"]);
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-qm", "pipeline"]);
+    }
+
+    pub fn git(&self, args: &[&str]) {
+        let status = std::process::Command::new("git")
+            .current_dir(self.workspace.root())
+            .args(["-c", "user.email=ci@example.com", "-c", "user.name=ci"])
+            .args(args)
+            .env("HOME", self.home())
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
     }
 
     pub fn home(&self) -> PathBuf {
