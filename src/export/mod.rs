@@ -4,8 +4,8 @@
 
 mod ci_pipeline;
 mod git_source;
-mod github_actions;
-mod gitlab_ci;
+mod github_actions_workflow;
+mod gitlab_ci_pipeline;
 mod go_duration;
 mod operator_rules;
 mod pko_export;
@@ -15,8 +15,8 @@ mod stream_end;
 
 pub use ci_pipeline::{job_id, CiJob, CiOptions, CiPipeline, CiVariable, CI_REPORT_DIR};
 pub use git_source::{GitReference, GitSource};
-pub use github_actions::GitHubActionsWorkflow;
-pub use gitlab_ci::GitLabCiPipeline;
+pub use github_actions_workflow::GitHubActionsWorkflow;
+pub use gitlab_ci_pipeline::GitLabCiPipeline;
 pub use go_duration::{format_go_duration, is_go_duration};
 pub use operator_rules::check_operator_rules;
 pub use pko_export::{PkoExport, PkoExportOptions, DEFAULT_PREREQUISITE_WINDOW};
