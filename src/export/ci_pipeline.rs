@@ -59,6 +59,14 @@ impl CiPipeline {
         options: CiOptions,
     ) -> Result<Self> {
         refuse_local_backend(environment)?;
+        refuse_unsafe_word("provider", &provider.name)?;
+        refuse_unsafe_word("stack", stack)?;
+        for project in &provider.projects {
+            refuse_unsafe_word("project", project.path.as_str())?;
+        }
+        if let Some(reference) = options.affected.as_deref().filter(|reference| !reference.is_empty()) {
+            refuse_unsafe_word("`--affected` reference", reference)?;
+        }
         let plan = ExecutionPlan::full(graph, options.operation);
         let id_of: Vec<String> = graph.projects().iter().map(|project| job_id(&project.path)).collect();
         let mut seen = BTreeMap::new();
@@ -104,7 +112,7 @@ impl CiPipeline {
             stack: stack.to_string(),
             options,
             jobs,
-            variables: variables(provider, environment, rule),
+            variables: variables(provider, environment, rule)?,
         })
     }
 
@@ -188,6 +196,20 @@ pub fn job_id(path: &ProjectPath) -> String {
     }
 }
 
+/// Names go into shell commands and into GitHub expressions (`'path'`) unquoted: only words
+/// that mean the same in both are written, anything else is refused before a file is.
+fn refuse_unsafe_word(what: &str, word: &str) -> Result<()> {
+    let safe = !word.is_empty()
+        && !word.starts_with('-')
+        && word.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/'));
+    if safe {
+        return Ok(());
+    }
+    Err(UserError::Usage(format!(
+        "{what} `{word}` cannot be written into a pipeline: use letters, digits, `.`, `_`, `-` and `/` only"
+    )))
+}
+
 /// Jobs run on other machines: state kept in a folder of this one would be lost between them.
 fn refuse_local_backend(environment: &EnvironmentFile) -> Result<()> {
     match environment.get("PULUMI_BACKEND_URL").filter(|url| !url.is_empty()) {
@@ -205,7 +227,7 @@ fn refuse_local_backend(environment: &EnvironmentFile) -> Result<()> {
 
 /// The environment file's names, and the variables feeding declared secrets: what the jobs
 /// need from the CI system. Values never leave this machine.
-fn variables(provider: &Provider, environment: &EnvironmentFile, rule: &SecretRule) -> Vec<CiVariable> {
+fn variables(provider: &Provider, environment: &EnvironmentFile, rule: &SecretRule) -> Result<Vec<CiVariable>> {
     let mut variables: BTreeMap<String, bool> = BTreeMap::new();
     for entry in environment.entries() {
         variables.insert(entry.key.clone(), rule.entry_is_secret(&entry.key));
@@ -221,7 +243,18 @@ fn variables(provider: &Provider, environment: &EnvironmentFile, rule: &SecretRu
     }
     // The stack is named on every command line; a CI variable could only contradict it.
     variables.remove("PULUMI_STACK");
-    variables.into_iter().map(|(name, secret)| CiVariable { name, secret }).collect()
+    // A name both CI systems accept for a secret and an expression can read (`secrets.NAME`).
+    for name in variables.keys() {
+        let identifier = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !identifier || name.to_ascii_uppercase().starts_with("GITHUB_") {
+            return Err(UserError::Usage(format!(
+                "`{name}` in `{}` cannot be a CI variable: use letters, digits and `_`, not starting with a digit or `GITHUB_`",
+                environment.path().display()
+            )));
+        }
+    }
+    Ok(variables.into_iter().map(|(name, secret)| CiVariable { name, secret }).collect())
 }
 
 #[cfg(test)]

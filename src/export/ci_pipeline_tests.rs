@@ -119,3 +119,37 @@ fn no_secret_value_is_ever_written_and_secrets_are_ci_secrets() {
         }
     }
 }
+
+#[test]
+fn a_name_that_is_not_one_shell_word_is_refused_before_anything_is_written() {
+    let (provider, graph) = shipped("local");
+    let rule = SecretRule::default();
+    let shared = environment(Some("s3://state"));
+    let options = || CiOptions { operation: Operation::Up, setup: true, affected: Some(String::new()) };
+    for hostile in ["a b", "a'b", "$(id)", "a;b", "`id`", "a\"b", "-rf", "", "a|b", "a&b", "x\ny"] {
+        let error = CiPipeline::build(&provider, &graph, hostile, &shared, &rule, options()).unwrap_err();
+        assert!(error.to_string().starts_with("stack `"), "{hostile:?}: {error}");
+        let mut renamed = provider.clone();
+        renamed.projects[0].path = ProjectPath::new(hostile);
+        let graph = ProjectGraph::build(&renamed);
+        if let Ok(graph) = graph {
+            let error = CiPipeline::build(&renamed, &graph, "dev", &shared, &rule, options()).unwrap_err();
+            assert!(error.to_string().starts_with("project `"), "{hostile:?}: {error}");
+        }
+    }
+    for fine in ["dev", "prod.eu-1", "team_a"] {
+        assert!(CiPipeline::build(&provider, &graph, fine, &shared, &rule, options()).is_ok(), "{fine}");
+    }
+}
+
+#[test]
+fn an_environment_name_no_ci_system_takes_is_refused() {
+    let (provider, graph) = shipped("local");
+    for name in ["GITHUB_TOKEN", "github_pat"] {
+        let text = format!("PULUMI_BACKEND_URL=s3://state\n{name}=x\n");
+        let environment = EnvironmentFile::parse(Path::new("config/pulumi/environment"), &text).unwrap();
+        let options = CiOptions { operation: Operation::Up, setup: true, affected: None };
+        let error = CiPipeline::build(&provider, &graph, "dev", &environment, &SecretRule::default(), options);
+        assert!(error.unwrap_err().to_string().contains(&format!("`{name}`")), "{name}");
+    }
+}
