@@ -26,6 +26,7 @@ mod hostile_input_test;
 mod https_gate_test;
 mod kill_sweep_test;
 mod kubeconfig_care_test;
+mod kubeconfig_command_test;
 mod local_provider_test;
 mod mara_checkout_test;
 mod module_layers_test;
