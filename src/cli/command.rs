@@ -23,7 +23,7 @@ pub enum Command {
     Export(super::ExportSettings),
     Kubeconfig(StackSettings),
     /// `runner report merge`: the format and the reports.
-    ReportMerge(super::MergeFormat, Vec<std::path::PathBuf>),
+    ReportMerge(super::MergeFormat, Vec<std::path::PathBuf>, Vec<String>),
 }
 
 impl Command {
@@ -77,7 +77,9 @@ impl Command {
             CommandArguments::Export(export) => Command::Export(super::ExportSettings::from_arguments(export, &root)?),
             CommandArguments::Kubeconfig(stack) => Command::Kubeconfig(StackSettings::from_arguments(stack, &root)?),
             CommandArguments::Report(report) => match report.action {
-                super::report_arguments::ReportAction::Merge(merge) => Command::ReportMerge(merge.format, merge.inputs),
+                super::report_arguments::ReportAction::Merge(merge) => {
+                    Command::ReportMerge(merge.format, merge.inputs, merge.expect)
+                }
             },
         };
         Ok((Settings { root, style: OutputStyle::detect() }, command))

@@ -20,6 +20,10 @@ pub struct ReportMergeArguments {
     #[arg(long, value_enum, default_value_t = MergeFormat::Markdown)]
     pub format: MergeFormat,
 
+    /// A project that should have a report (repeatable): one without is listed as never run.
+    #[arg(long, value_name = "PROJECT")]
+    pub expect: Vec<String>,
+
     /// JSON reports, or folders whose `*.json` files are; a missing folder holds none.
     #[arg(required = true, value_name = "FILE|DIR")]
     pub inputs: Vec<PathBuf>,

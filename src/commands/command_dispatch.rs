@@ -20,6 +20,8 @@ pub fn execute(command: Command, settings: &Settings) -> Result<ExitStatus> {
         Command::Timeline(timeline) => super::timeline(settings, &timeline),
         Command::Export(export) => super::export(settings, &export),
         Command::Kubeconfig(stack) => super::kubeconfig_command::kubeconfig(settings, &stack),
-        Command::ReportMerge(format, inputs) => super::report_merge_command::report_merge(format, &inputs),
+        Command::ReportMerge(format, inputs, expected) => {
+            super::report_merge_command::report_merge(format, &inputs, &expected)
+        }
     }
 }

@@ -149,7 +149,8 @@ impl CiPipeline {
     }
 
     pub fn merge_command(&self, format: &str) -> String {
-        format!("runner report merge --format {format} {CI_REPORT_DIR}")
+        let expected: String = self.jobs.iter().map(|job| format!(" --expect {}", job.project)).collect();
+        format!("runner report merge --format {format}{expected} {CI_REPORT_DIR}")
     }
 
     /// One pipeline per stack at a time: a second one waits instead of racing for Pulumi's locks.

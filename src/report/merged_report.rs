@@ -63,6 +63,23 @@ impl MergedReport {
         Ok(())
     }
 
+    /// Projects that should have a report: one without did not run (an upstream job failed,
+    /// or it was not selected), which the summary says instead of leaving it out.
+    pub fn expect(&mut self, projects: &[String]) {
+        for project in projects {
+            if !self.projects.iter().any(|known| &known.project == project) {
+                self.projects.push(MergedProject {
+                    project: project.clone(),
+                    result: "not run".into(),
+                    started: None,
+                    duration: 0.0,
+                    reason: Some("its job left no report: an upstream job failed, or it was not selected".into()),
+                    failure: None,
+                });
+            }
+        }
+    }
+
     /// In the order the projects started; those that never started last.
     fn ordered(&self) -> Vec<&MergedProject> {
         let mut projects: Vec<&MergedProject> = self.projects.iter().collect();
@@ -89,13 +106,18 @@ impl MergedReport {
     pub fn markdown(&self) -> String {
         let mut text = format!("## {}\n\n", self.title());
         let succeeded = self.projects.iter().filter(|p| p.result == "succeeded").count();
-        let _ = writeln!(
+        let not_run = self.projects.iter().filter(|p| p.result == "not run").count();
+        let _ = write!(
             text,
-            "{} of {} reported projects succeeded, {} failed.\n",
+            "{} of {} reported projects succeeded, {} failed",
             succeeded,
-            self.projects.len(),
+            self.projects.len() - not_run,
             self.failed()
         );
+        if not_run > 0 {
+            let _ = write!(text, "; {not_run} did not run");
+        }
+        text.push_str(".\n\n");
         if self.projects.is_empty() {
             text.push_str("No job left a report: every project job was skipped or cancelled before it ran.\n");
             return text;
@@ -176,6 +198,7 @@ mod tests {
         let mut merged = MergedReport::default();
         merged.add("cluster.json", CLUSTER).unwrap();
         merged.add("network.json", NETWORK).unwrap();
+        merged.expect(&["infrastructure/network".into(), "kubernetes/certmgr".into()]);
         merged
     }
 
@@ -187,7 +210,10 @@ mod tests {
     #[test]
     fn junit_has_one_case_per_project_and_the_failure_message() {
         let xml = merged().junit().unwrap();
-        assert!(xml.contains("tests=\"2\"") && xml.contains("failures=\"1\""), "{xml}");
+        assert!(
+            xml.contains("tests=\"3\"") && xml.contains("failures=\"1\"") && xml.contains("skipped=\"1\""),
+            "{xml}"
+        );
         assert!(xml.contains("message=\"error: boom\""), "{xml}");
     }
 

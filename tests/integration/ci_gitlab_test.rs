@@ -129,6 +129,9 @@ fn gitlab_ci_local_a_failing_project_skips_its_dependents_and_the_summary_names_
     let (succeeded, log) = run_jobs(&repo, ".gitlab-ci.yml", &["summary"]);
     assert!(succeeded, "the summary job failed:\n{log}");
     let junit = summary(&repo);
-    assert!(junit.contains("infrastructure/network") && junit.contains("failures=\"1\""), "{junit}");
+    assert!(
+        junit.contains("infrastructure/network") && junit.contains("failures=\"1\"") && junit.contains("skipped=\"3\""),
+        "{junit}"
+    );
     assert!(junit.contains("undefined_on_purpose"), "the summary names Pulumi's error:\n{junit}");
 }
