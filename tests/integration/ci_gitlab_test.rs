@@ -135,3 +135,38 @@ fn gitlab_ci_local_a_failing_project_skips_its_dependents_and_the_summary_names_
     );
     assert!(junit.contains("undefined_on_purpose"), "the summary names Pulumi's error:\n{junit}");
 }
+
+#[test]
+fn gitlab_ci_local_an_affected_only_pipeline_runs_the_changed_project_and_its_dependents_only() {
+    let repo = CiRepository::new(false);
+    repo.export(&["gitlab-ci", "-o", ".gitlab-ci.yml"]);
+    repo.export(&["gitlab-ci", "--affected", "-o", "affected.gitlab-ci.yml"]);
+    repo.commit();
+    let (succeeded, log) = run_pipeline(&repo, ".gitlab-ci.yml");
+    assert!(succeeded, "the up pipeline failed:\n{log}");
+
+    let file = "projects/local/infrastructure/registry/Pulumi.yaml";
+    let program = std::fs::read_to_string(repo.workspace.path(file)).unwrap();
+    repo.workspace.file(file, program.replace("value: local-dev", "value: local-dev-2"));
+    repo.git(&["commit", "-qam", "registry namespace"]);
+    std::fs::remove_file(repo.calls_file()).unwrap();
+    std::fs::remove_dir_all(repo.workspace.path(".gitlab-ci-local/artifacts")).unwrap();
+    let (succeeded, log) = run_pipeline(&repo, "affected.gitlab-ci.yml");
+    assert!(succeeded, "the affected pipeline failed:\n{log}");
+    let reports = reports(&repo);
+    let ran: Vec<&str> = reports.keys().map(String::as_str).collect();
+    assert_eq!(
+        ran,
+        ["infrastructure-registry", "kubernetes-applications-demo", "kubernetes-certmgr", "utility-demo-image"],
+        "{log}"
+    );
+    for (job, report) in &reports {
+        assert_eq!(project_entry(report)["result"], "succeeded", "{job}");
+    }
+    let calls = repo.calls();
+    let upstream = |call: &String| {
+        call.starts_with("up ")
+            && (call.contains("--only infrastructure/network ") || call.contains("--only infrastructure/cluster "))
+    };
+    assert!(!calls.iter().any(upstream), "{calls:#?}");
+}
