@@ -204,3 +204,27 @@ fn act_an_affected_only_workflow_runs_the_changed_project_and_its_dependents_onl
         .collect();
     assert_needs_ended_first(&needs, &reports);
 }
+
+#[test]
+fn act_an_affected_only_workflow_skips_what_a_failed_selected_upstream_feeds() {
+    let repo = CiRepository::new(false);
+    repo.export(&["github-actions", "--affected", "-o", ".github/workflows/affected.yml"]);
+    repo.commit();
+    // The change breaks the network: it, the cluster, certmgr and the demo are selected.
+    let file = "projects/local/infrastructure/network/Pulumi.yaml";
+    let program = std::fs::read_to_string(repo.workspace.path(file)).unwrap();
+    repo.workspace.file(file, format!("{program}  broken: ${{undefined_on_purpose}}\n"));
+    repo.git(&["commit", "-qam", "break the network"]);
+    let artifacts = repo.scratch.path().join("affected");
+    let (succeeded, log) = run_act(&repo, ".github/workflows/affected.yml", &artifacts);
+    assert!(!succeeded, "a failed project must fail the workflow:\n{log}");
+    let reports = reports(&artifacts);
+    assert_eq!(reports.keys().collect::<Vec<_>>(), ["infrastructure-network"], "{log}");
+    assert_eq!(project_entry(&reports["infrastructure-network"])["result"], "failed");
+    let calls = repo.calls();
+    for project in
+        ["infrastructure/cluster", "kubernetes/certmgr", "kubernetes/applications/demo", "infrastructure/registry"]
+    {
+        assert!(!calls.iter().any(|call| call.contains(&format!("--only {project} "))), "{project}: {calls:#?}");
+    }
+}
