@@ -32,6 +32,12 @@ fi
 RUNNER_KUBE_TEST_BIN="$(bash scripts/install-kube-test-servers.sh | tail -n1)"
 RUNNER_VERSITYGW_BIN="$(bash scripts/install-versitygw.sh | tail -n1)"
 export RUNNER_KUBE_TEST_BIN RUNNER_VERSITYGW_BIN
+# The CI engines the exported pipelines run on (`act`, `gitlab-ci-local`, which needs Debian's
+# rsync) and the workflow linter, built or installed once and cached like Pulumi.
+RUNNER_ACT_BIN="$(bash scripts/install-act.sh | tail -n1)"
+RUNNER_ACTIONLINT_BIN="$(bash scripts/install-actionlint.sh | tail -n1)"
+RUNNER_GITLAB_CI_LOCAL_BIN="$(bash scripts/install-gitlab-ci-local.sh | tail -n1)"
+export RUNNER_ACT_BIN RUNNER_ACTIONLINT_BIN RUNNER_GITLAB_CI_LOCAL_BIN
 command -v openssl >/dev/null 2>&1 || { echo "test: openssl is required (the API server's test certificates): apt-get install openssl" >&2; exit 1; }
 
 cargo fmt --all -- --check

@@ -85,6 +85,10 @@ pub enum CommandArguments {
     Config(ConfigArguments),
     /// Write the graph for another engine: `runner export pko` for the Pulumi Kubernetes Operator.
     Export(super::export_arguments::ExportArguments),
+    /// Install the kubeconfig of the cluster projects from their stack outputs, as their hook does (for CI jobs).
+    Kubeconfig(StackArguments),
+    /// Work with JSON reports: `runner report merge` makes one summary of a pipeline's jobs.
+    Report(super::report_arguments::ReportArguments),
 }
 
 #[derive(Debug, Args)]

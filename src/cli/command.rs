@@ -21,6 +21,9 @@ pub enum Command {
     ConfigSet(super::ConfigSetSettings),
     Timeline(crate::cli::TimelineSettings),
     Export(super::ExportSettings),
+    Kubeconfig(StackSettings),
+    /// `runner report merge`: the format and the reports.
+    ReportMerge(super::MergeFormat, Vec<std::path::PathBuf>, Vec<String>),
 }
 
 impl Command {
@@ -72,6 +75,12 @@ impl Command {
             },
             CommandArguments::Timeline(timeline) => Command::Timeline(timeline.into()),
             CommandArguments::Export(export) => Command::Export(super::ExportSettings::from_arguments(export, &root)?),
+            CommandArguments::Kubeconfig(stack) => Command::Kubeconfig(StackSettings::from_arguments(stack, &root)?),
+            CommandArguments::Report(report) => match report.action {
+                super::report_arguments::ReportAction::Merge(merge) => {
+                    Command::ReportMerge(merge.format, merge.inputs, merge.expect)
+                }
+            },
         };
         Ok((Settings { root, style: OutputStyle::detect() }, command))
     }

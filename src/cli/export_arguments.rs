@@ -3,6 +3,7 @@ use std::path::PathBuf;
 use clap::{ArgGroup, Args, Subcommand};
 
 use super::arguments::StackArguments;
+use crate::plan::Operation;
 
 const PKO_AFTER_HELP: &str = "\
 Every project becomes a `Stack` (pulumi.com/v1) named `<stack>-<project path>` (at most 42
@@ -27,6 +28,12 @@ pub enum ExportTarget {
     /// One `Stack` resource of the Pulumi Kubernetes Operator per project, as a YAML stream on stdout.
     #[command(after_help = PKO_AFTER_HELP)]
     Pko(Box<PkoExportArguments>),
+    /// A GitHub Actions workflow with one job per project, whose `needs` follow the graph.
+    #[command(after_help = CI_AFTER_HELP)]
+    GithubActions(CiExportArguments),
+    /// A `.gitlab-ci.yml` with one job per project, whose `needs` follow the graph.
+    #[command(after_help = CI_AFTER_HELP)]
+    GitlabCi(CiExportArguments),
     /// Check a YAML stream (`-` for stdin) against the rules the operator enforces but the API server does not.
     Check(CheckExportArguments),
 }
@@ -68,6 +75,44 @@ pub struct PkoExportArguments {
     /// Write the stream to this file instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+const CI_AFTER_HELP: &str = "\
+Each job runs one project through the whole lifecycle (`runner <operation> --only P
+--non-interactive`) and keeps its JSON report; a last job merges them. The backend must be shared
+(`PULUMI_BACKEND_URL` in the environment file, not `file://`); the environment file's names come
+from the CI system, secrets as CI secrets. Values never enter the file.
+
+Examples:
+  runner export github-actions --provider aws --stack prod -o .github/workflows/deploy.yml
+  runner export gitlab-ci --provider aws --stack prod --operation preview --affected
+  runner export github-actions --provider aws --stack prod --check .github/workflows/deploy.yml";
+
+#[derive(Debug, Args)]
+pub struct CiExportArguments {
+    #[command(flatten)]
+    pub stack: StackArguments,
+
+    /// The operation every job runs; `destroy` reverses the `needs`.
+    #[arg(long, value_enum, default_value_t = Operation::Up)]
+    pub operation: Operation,
+
+    /// A first job selects the projects a git change affects (and their dependents); the others
+    /// end at once. Changes since REF, by default the merge base with the remote's default branch.
+    #[arg(long, value_name = "REF", num_args = 0..=1, default_missing_value = "")]
+    pub affected: Option<String>,
+
+    /// No setup steps: the CI machines already have `pulumi` and `runner` on PATH.
+    #[arg(long)]
+    pub no_setup: bool,
+
+    /// Write the pipeline to this file instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE", conflicts_with = "check")]
+    pub output: Option<PathBuf>,
+
+    /// Exit 1 when FILE differs from what the export writes now (a pipeline gone stale).
+    #[arg(long, value_name = "FILE")]
+    pub check: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

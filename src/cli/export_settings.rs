@@ -1,15 +1,18 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::export_arguments::{ExportArguments, ExportTarget, PkoExportArguments};
+use super::export_arguments::{CiExportArguments, ExportArguments, ExportTarget, PkoExportArguments};
 use super::StackSettings;
 use crate::config::RepositoryRoot;
 use crate::error::Result;
 use crate::export::GitSource;
+use crate::plan::Operation;
 
 #[derive(Debug, Clone)]
 pub enum ExportSettings {
     Pko(Box<PkoExportSettings>),
+    /// `runner export github-actions` and `runner export gitlab-ci`.
+    Ci(Box<CiExportSettings>),
     /// `runner export check FILE`: a stream checked against the operator's rules.
     Check(PathBuf),
 }
@@ -30,6 +33,12 @@ impl ExportSettings {
     pub fn from_arguments(arguments: ExportArguments, root: &RepositoryRoot) -> Result<Self> {
         match arguments.target {
             ExportTarget::Pko(pko) => Ok(Self::Pko(Box::new(PkoExportSettings::from_arguments(*pko, root)?))),
+            ExportTarget::GithubActions(ci) => {
+                Ok(Self::Ci(Box::new(CiExportSettings::from_arguments(ci, CiSystem::GitHubActions, root)?)))
+            }
+            ExportTarget::GitlabCi(ci) => {
+                Ok(Self::Ci(Box::new(CiExportSettings::from_arguments(ci, CiSystem::GitLabCi, root)?)))
+            }
             ExportTarget::Check(check) => Ok(Self::Check(check.file)),
         }
     }
@@ -46,6 +55,38 @@ impl PkoExportSettings {
             secret_name: arguments.secret_name,
             prerequisite_window: arguments.prerequisite_window,
             output: arguments.output,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CiSystem {
+    GitHubActions,
+    GitLabCi,
+}
+
+/// `runner export github-actions|gitlab-ci`.
+#[derive(Debug, Clone)]
+pub struct CiExportSettings {
+    pub system: CiSystem,
+    pub stack: StackSettings,
+    pub operation: Operation,
+    pub affected: Option<String>,
+    pub setup: bool,
+    pub output: Option<PathBuf>,
+    pub check: Option<PathBuf>,
+}
+
+impl CiExportSettings {
+    fn from_arguments(arguments: CiExportArguments, system: CiSystem, root: &RepositoryRoot) -> Result<Self> {
+        Ok(Self {
+            system,
+            stack: StackSettings::from_arguments(arguments.stack, root)?,
+            operation: arguments.operation,
+            affected: arguments.affected,
+            setup: !arguments.no_setup,
+            output: arguments.output,
+            check: arguments.check,
         })
     }
 }

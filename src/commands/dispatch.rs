@@ -19,5 +19,7 @@ pub fn execute(command: Command, settings: &Settings) -> Result<ExitStatus> {
         Command::ConfigSet(request) => super::config_set(settings, &request),
         Command::Timeline(timeline) => super::timeline(settings, &timeline),
         Command::Export(export) => super::export(settings, &export),
+        Command::Kubeconfig(stack) => super::kubeconfig::kubeconfig(settings, &stack),
+        Command::ReportMerge(format, inputs, expected) => super::report_merge::report_merge(format, &inputs, &expected),
     }
 }

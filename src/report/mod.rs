@@ -4,6 +4,7 @@ mod event_dispatcher;
 mod json_report;
 mod junit_report;
 mod log_files;
+mod merged_report;
 mod plain_reporter;
 #[cfg(test)]
 mod report_snapshots;
@@ -18,6 +19,7 @@ pub use event_dispatcher::{dispatch_events, panic_message};
 pub use json_report::write_json_report;
 pub use junit_report::write_junit_report;
 pub use log_files::LogFiles;
+pub use merged_report::MergedReport;
 pub use plain_reporter::PlainReporter;
 pub use reporter::Reporter;
 pub use run_footer::run_footer;

@@ -1,5 +1,7 @@
 //! One integration test binary: each module drives the real `runner` binary in a temporary repository.
 
+mod ci_pipeline_run;
+mod ci_tools;
 mod kube_api_server;
 mod mara_checkout;
 mod object_store;
@@ -9,6 +11,9 @@ mod tmux_session;
 mod affected_test;
 mod cancelled_destroy_test;
 mod child_process_rule_test;
+mod ci_act_test;
+mod ci_export_test;
+mod ci_gitlab_test;
 mod closed_output_test;
 mod completion_test;
 mod console_write_rule_test;
@@ -21,6 +26,7 @@ mod hostile_input_test;
 mod https_gate_test;
 mod kill_sweep_test;
 mod kubeconfig_care_test;
+mod kubeconfig_command_test;
 mod local_provider_test;
 mod mara_checkout_test;
 mod module_layers_test;

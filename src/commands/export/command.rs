@@ -16,6 +16,7 @@ use crate::pulumi::ChildEnvironment;
 pub fn export(settings: &Settings, export: &ExportSettings) -> Result<ExitStatus> {
     match export {
         ExportSettings::Pko(pko) => export_pko(settings, pko),
+        ExportSettings::Ci(ci) => super::ci::export_ci(settings, ci),
         ExportSettings::Check(file) => check_stream(file),
     }
 }

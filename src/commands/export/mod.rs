@@ -1,2 +1,3 @@
 //! `runner export`.
+pub(crate) mod ci;
 pub(crate) mod command;

@@ -1,0 +1,48 @@
+use std::path::{Path, PathBuf};
+
+use crate::cli::MergeFormat;
+use crate::error::{Result, UserError};
+use crate::exit_status::ExitStatus;
+use crate::report::MergedReport;
+
+/// `runner report merge`: the reports of a pipeline's jobs as one summary. A job that was
+/// skipped left no report: its folder may be missing or empty, which is no error.
+pub fn report_merge(format: MergeFormat, inputs: &[PathBuf], expected: &[String]) -> Result<ExitStatus> {
+    let mut files = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            let entries = std::fs::read_dir(input)
+                .map_err(|err| UserError::Unreadable { path: input.clone(), reason: err.to_string() })?;
+            let mut found: Vec<PathBuf> = entries
+                .flatten()
+                .map(|entry| entry.path())
+                .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+                .collect();
+            found.sort();
+            files.extend(found);
+        } else if input.exists() || input.extension().is_some_and(|ext| ext == "json") {
+            files.push(input.clone());
+        }
+    }
+    let mut merged = MergedReport::default();
+    for file in &files {
+        let text = std::fs::read_to_string(file)
+            .map_err(|err| UserError::Unreadable { path: file.clone(), reason: err.to_string() })?;
+        merged.add(&file.display().to_string(), &text).map_err(|message| UserError::InvalidFile {
+            location: crate::error::Location::file(Path::new(file)),
+            message,
+        })?;
+    }
+    merged.expect(expected);
+    let text = match format {
+        MergeFormat::Markdown => merged.markdown(),
+        MergeFormat::Junit => merged.junit().map_err(UserError::Internal)?,
+    };
+    super::write_data(text.as_bytes())?;
+    crate::text::stderr_line!(
+        "merged {} ({} failed)",
+        crate::text::counted(merged.projects.len(), "project"),
+        merged.failed()
+    );
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,225 @@
+use std::fmt::Write;
+
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use serde::Deserialize;
+
+/// The JSON reports of several runs (a CI pipeline's jobs, one project each) as one summary.
+#[derive(Debug, Clone, Default)]
+pub struct MergedReport {
+    pub provider: String,
+    pub stack: String,
+    pub operation: String,
+    pub projects: Vec<MergedProject>,
+}
+
+/// The part of a project's entry in a JSON report (`--report json=FILE`) the summary shows.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct MergedProject {
+    pub project: String,
+    pub result: String,
+    #[serde(default)]
+    pub started: Option<f64>,
+    #[serde(default)]
+    pub duration: f64,
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub failure: Option<MergedFailure>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct MergedFailure {
+    pub summary: String,
+    #[serde(default)]
+    pub diagnostics: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct ReportFile {
+    provider: String,
+    stack: String,
+    operation: String,
+    projects: Vec<MergedProject>,
+}
+
+impl MergedReport {
+    /// Adds one report's text; `name` says which file in the error.
+    pub fn add(&mut self, name: &str, text: &str) -> Result<(), String> {
+        let file: ReportFile =
+            serde_json::from_str(text).map_err(|err| format!("`{name}` is not a runner JSON report: {err}"))?;
+        if self.projects.is_empty() && self.provider.is_empty() {
+            self.provider = file.provider;
+            self.stack = file.stack;
+            self.operation = file.operation;
+        }
+        for project in file.projects {
+            // A job runs one project; a prerequisite it ran as well appears in two reports.
+            match self.projects.iter_mut().find(|known| known.project == project.project) {
+                Some(known) if project.started.is_some() => *known = project,
+                Some(_) => {}
+                None => self.projects.push(project),
+            }
+        }
+        Ok(())
+    }
+
+    /// Projects that should have a report: one without did not run (an upstream job failed,
+    /// or it was not selected), which the summary says instead of leaving it out.
+    pub fn expect(&mut self, projects: &[String]) {
+        for project in projects {
+            if !self.projects.iter().any(|known| &known.project == project) {
+                self.projects.push(MergedProject {
+                    project: project.clone(),
+                    result: "not run".into(),
+                    started: None,
+                    duration: 0.0,
+                    reason: Some("its job left no report: an upstream job failed, or it was not selected".into()),
+                    failure: None,
+                });
+            }
+        }
+    }
+
+    /// In the order the projects started; those that never started last.
+    fn ordered(&self) -> Vec<&MergedProject> {
+        let mut projects: Vec<&MergedProject> = self.projects.iter().collect();
+        projects.sort_by(|a, b| {
+            let key = |p: &MergedProject| p.started.unwrap_or(f64::MAX);
+            key(a).total_cmp(&key(b)).then_with(|| a.project.cmp(&b.project))
+        });
+        projects
+    }
+
+    fn title(&self) -> String {
+        if self.provider.is_empty() {
+            "runner: no project reported".to_string()
+        } else {
+            format!("runner {} {} {}", self.operation, self.provider, self.stack)
+        }
+    }
+
+    pub fn failed(&self) -> usize {
+        self.projects.iter().filter(|p| p.result == "failed").count()
+    }
+
+    /// For `$GITHUB_STEP_SUMMARY`: a table of every project, then each failure with Pulumi's error.
+    pub fn markdown(&self) -> String {
+        let mut text = format!("## {}\n\n", self.title());
+        let succeeded = self.projects.iter().filter(|p| p.result == "succeeded").count();
+        let not_run = self.projects.iter().filter(|p| p.result == "not run").count();
+        let _ = write!(
+            text,
+            "{} of {} reported projects succeeded, {} failed",
+            succeeded,
+            self.projects.len() - not_run,
+            self.failed()
+        );
+        if not_run > 0 {
+            let _ = write!(text, "; {not_run} did not run");
+        }
+        text.push_str(".\n\n");
+        if self.projects.is_empty() {
+            text.push_str("No job left a report: every project job was skipped or cancelled before it ran.\n");
+            return text;
+        }
+        text.push_str("| Project | Result | Duration |\n|---|---|---|\n");
+        for project in self.ordered() {
+            let _ = writeln!(text, "| `{}` | {} | {:.1} s |", project.project, cell(&project.result), project.duration);
+        }
+        for project in self.ordered().into_iter().filter(|p| p.result == "failed") {
+            let _ = writeln!(text, "\n### `{}` failed\n", project.project);
+            let failure = project.failure.clone().unwrap_or(MergedFailure {
+                summary: project.reason.clone().unwrap_or_else(|| "no error recorded".into()),
+                diagnostics: Vec::new(),
+            });
+            text.push_str("```\n");
+            let body = if failure.diagnostics.is_empty() { vec![failure.summary] } else { failure.diagnostics };
+            for line in body {
+                let _ = writeln!(text, "{}", line.replace("```", "'''"));
+            }
+            text.push_str("```\n");
+        }
+        text
+    }
+
+    /// For GitLab's test report: one test case per project.
+    pub fn junit(&self) -> Result<String, String> {
+        let name = self.title();
+        let mut suite = TestSuite::new(name.as_str());
+        for project in self.ordered() {
+            let status = match project.result.as_str() {
+                "succeeded" => TestCaseStatus::success(),
+                "failed" | "not deployed" => {
+                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    let failure = project.failure.clone();
+                    let summary = failure
+                        .as_ref()
+                        .map(|f| f.summary.clone())
+                        .or_else(|| project.reason.clone())
+                        .unwrap_or_else(|| project.result.clone());
+                    status.set_message(summary.as_str());
+                    if let Some(failure) = failure.filter(|f| !f.diagnostics.is_empty()) {
+                        status.set_description(failure.diagnostics.join("\n").replace('\t', "    "));
+                    }
+                    status
+                }
+                _ => {
+                    let mut status = TestCaseStatus::skipped();
+                    status.set_message(project.reason.clone().unwrap_or_else(|| project.result.clone()).as_str());
+                    status
+                }
+            };
+            let mut case = TestCase::new(project.project.as_str(), status);
+            case.set_classname(format!("{}.{}", self.provider, self.stack));
+            case.set_time(std::time::Duration::from_secs_f64(project.duration.max(0.0)));
+            suite.add_test_case(case);
+        }
+        let mut junit = Report::new(name.as_str());
+        junit.add_test_suite(suite);
+        junit.to_string().map_err(|err| format!("cannot write the JUnit report: {err}"))
+    }
+}
+
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NETWORK: &str = r#"{"provider":"local","stack":"dev","operation":"up","projects":[
+        {"project":"infrastructure/network","result":"succeeded","started":10.0,"duration":2.5}]}"#;
+    const CLUSTER: &str = r#"{"provider":"local","stack":"dev","operation":"up","projects":[
+        {"project":"infrastructure/cluster","result":"failed","started":13.0,"duration":1.0,
+         "failure":{"summary":"error: boom","diagnostics":["error: boom | twice"]}}]}"#;
+
+    fn merged() -> MergedReport {
+        let mut merged = MergedReport::default();
+        merged.add("cluster.json", CLUSTER).unwrap();
+        merged.add("network.json", NETWORK).unwrap();
+        merged.expect(&["infrastructure/network".into(), "kubernetes/certmgr".into()]);
+        merged
+    }
+
+    #[test]
+    fn markdown_names_every_project_in_start_order_and_the_failure_with_its_error() {
+        insta::assert_snapshot!(merged().markdown());
+    }
+
+    #[test]
+    fn junit_has_one_case_per_project_and_the_failure_message() {
+        let xml = merged().junit().unwrap();
+        assert!(
+            xml.contains("tests=\"3\"") && xml.contains("failures=\"1\"") && xml.contains("skipped=\"1\""),
+            "{xml}"
+        );
+        assert!(xml.contains("message=\"error: boom\""), "{xml}");
+    }
+
+    #[test]
+    fn a_file_that_is_no_report_is_named() {
+        let error = MergedReport::default().add("x.json", "{}").unwrap_err();
+        assert!(error.contains("`x.json`"), "{error}");
+    }
+}
