@@ -34,10 +34,11 @@ mod stack_check;
 mod stack_outputs;
 mod status_command;
 mod timeline_command;
+mod unchanged_skip;
 mod unlock_command;
 mod validate_command;
 
-pub use affected_projects::{affected_by, select_with_affected, AffectedProjects};
+pub use affected_projects::{affected_by, select_with_affected, select_with_seeds, AffectedProjects};
 pub use command_dispatch::execute;
 pub use completions_command::completions;
 pub use config_command::config_set;

@@ -101,6 +101,16 @@ pub trait ProjectCli: Send + Sync + 'static {
         async { LockRecheck::Unknown }
     }
 
+    /// A salted digest of what the project's program gets besides upstream outputs: its folder,
+    /// its stack config, its environment, the CLI. `None` when it cannot tell: it then runs.
+    fn input_digest(
+        &self,
+        _project: &Project,
+        _salt: &super::DigestSalt,
+    ) -> impl Future<Output = Option<String>> + Send {
+        async { None }
+    }
+
     /// When `project` last succeeded with `operation` on this stack before this run.
     fn last_success(&self, project: &ProjectPath, operation: Operation) -> Option<SystemTime>;
 }

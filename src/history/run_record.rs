@@ -39,6 +39,8 @@ pub enum ProjectState {
     Cancelled,
     #[serde(rename = "not deployed")]
     NotDeployed,
+    /// Skipped because nothing it reads changed: done, never resumed.
+    Unchanged,
 }
 
 impl ProjectState {
@@ -51,6 +53,7 @@ impl ProjectState {
             ProjectState::Skipped => "skipped",
             ProjectState::Cancelled => "cancelled",
             ProjectState::NotDeployed => "not deployed",
+            ProjectState::Unchanged => "unchanged",
         }
     }
 }
@@ -63,6 +66,7 @@ impl From<ProjectResult> for ProjectState {
             ProjectResult::Skipped => ProjectState::Skipped,
             ProjectResult::Cancelled => ProjectState::Cancelled,
             ProjectResult::NotDeployed => ProjectState::NotDeployed,
+            ProjectResult::Unchanged => ProjectState::Unchanged,
         }
     }
 }

@@ -19,11 +19,13 @@ pub struct Selection {
     /// The projects that change affects (found by `commands::affected_projects`); they and
     /// their dependents narrow the selection.
     pub affected: Option<Vec<String>>,
+    /// `--no-skip-unchanged`: dependents run even when nothing they read changed.
+    pub no_skip_unchanged: bool,
 }
 
 impl Selection {
     pub fn is_everything(&self) -> bool {
-        self == &Selection::default()
+        Selection { no_skip_unchanged: false, ..self.clone() } == Selection::default()
     }
 
     pub fn resolve(&self, graph: &ProjectGraph) -> Result<BTreeSet<NodeIndex>> {

@@ -38,6 +38,8 @@ pub struct Project {
     pub target_dependents: bool,
     /// `up --refresh`: refresh state before updating.
     pub refresh: bool,
+    /// Its program reads data from outside its stack's inputs: never skipped as unchanged.
+    pub always_run: bool,
     /// Projects that must have succeeded (an `up`) within a window before this one runs.
     pub prerequisites: Vec<Prerequisite>,
     /// The program's folder when it differs from `path`: a prerequisite can run another

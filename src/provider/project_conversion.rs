@@ -84,6 +84,7 @@ impl ProjectConversion<'_> {
             targets: raw.targets,
             target_dependents: raw.target_dependents,
             refresh: raw.refresh,
+            always_run: raw.always_run,
             prerequisites,
             description: raw.description.unwrap_or_else(|| path.short_name().to_string()),
             phase: raw.phase,

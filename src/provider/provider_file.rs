@@ -68,6 +68,8 @@ pub(super) struct ProjectFile {
     #[serde(default)]
     pub refresh: bool,
     #[serde(default)]
+    pub always_run: bool,
+    #[serde(default)]
     pub prerequisites: Vec<PrerequisiteFile>,
     pub dir: Option<Spanned<String>>,
     #[serde(default)]

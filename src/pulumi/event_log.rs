@@ -24,6 +24,8 @@ pub enum EngineEvent {
     /// The stack's own outputs are known: the names Pulumi shows as `[secret]`.
     StackOutputs {
         secret_names: Vec<String>,
+        /// As the log shows them: secrets are `[secret]`, whatever their value.
+        outputs: serde_json::Map<String, Value>,
     },
     /// A resource step failed.
     ResourceFailed {
@@ -121,8 +123,8 @@ pub fn parse_event_line(line: &str) -> Option<EngineEvent> {
         if step.metadata.urn.contains("::pulumi:pulumi:Stack::") {
             if let Some(outputs) = step.metadata.new.and_then(|state| state.outputs) {
                 let secret_names =
-                    outputs.into_iter().filter(|(_, value)| is_secret_value(value)).map(|(name, _)| name).collect();
-                return Some(EngineEvent::StackOutputs { secret_names });
+                    outputs.iter().filter(|(_, value)| is_secret_value(value)).map(|(name, _)| name.clone()).collect();
+                return Some(EngineEvent::StackOutputs { secret_names, outputs });
             }
         }
         return Some(EngineEvent::ResourceOutputs { urn: step.metadata.urn, op: step.metadata.op });

@@ -42,7 +42,10 @@ impl OperationProgress {
                 self.result.clone_from(result);
                 self.is_preview = *is_preview;
             }
-            EngineEvent::StackOutputs { secret_names } => self.secret_outputs = Some(secret_names.clone()),
+            EngineEvent::StackOutputs { secret_names, outputs } => {
+                self.secret_outputs = Some(secret_names.clone());
+                self.stack_outputs = Some(outputs.clone());
+            }
             EngineEvent::Cancel => self.finished = true,
             _ => {}
         }

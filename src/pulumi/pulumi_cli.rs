@@ -292,6 +292,17 @@ impl ProjectCli for PulumiCli {
         .flatten()
     }
 
+    async fn input_digest(&self, project: &Project, salt: &crate::execute::DigestSalt) -> Option<String> {
+        let context = &self.context;
+        let folder = context.provider.dir_of(project);
+        let stack_files = vec![context.stack_config_file.clone()];
+        let (environment, pulumi, salt) = (context.environment.vars().clone(), context.pulumi.clone(), salt.clone());
+        tokio::task::spawn_blocking(move || super::input_digest(&salt, &folder, &stack_files, &environment, &pulumi))
+            .await
+            .ok()
+            .flatten()
+    }
+
     fn last_success(&self, project: &ProjectPath, operation: Operation) -> Option<SystemTime> {
         self.context.history.last_success(project, operation)
     }

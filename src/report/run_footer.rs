@@ -41,6 +41,7 @@ fn totals(summary: &RunSummary) -> String {
         ProjectResult::Skipped,
         ProjectResult::Cancelled,
         ProjectResult::NotDeployed,
+        ProjectResult::Unchanged,
     ]
     .map(|result| (summary.count(result) as u64, result.as_str()));
     let text = nonzero_counts(&counts);

@@ -1,0 +1,63 @@
+//! Which dependents of a run may be skipped as unchanged, and keeping what each `up` saw.
+
+use std::collections::{BTreeSet, HashSet};
+
+use super::LoadedProvider;
+use crate::cli::{RunSettings, Settings};
+use crate::error::Result;
+use crate::execute::{ProjectResult, UnchangedRule};
+use crate::graph::NodeIndex;
+use crate::history::{repository_salt, SeenIndex};
+use crate::plan::Operation;
+use crate::report::RunSummary;
+
+/// The rule for this run: an `up`'s projects that are there only as dependents may be skipped,
+/// unless `--no-skip-unchanged` or their `always_run`.
+pub fn unchanged_rule(
+    settings: &Settings,
+    run: &RunSettings,
+    loaded: &LoadedProvider,
+    selected: &BTreeSet<NodeIndex>,
+    seeds: &BTreeSet<NodeIndex>,
+) -> Result<UnchangedRule> {
+    let graph = &loaded.graph;
+    let state_dir = settings.root.state_dir();
+    let salt = repository_salt(&state_dir)?;
+    let skipping = run.operation == Operation::Up && !run.selection.no_skip_unchanged;
+    let candidates: HashSet<_> = selected
+        .difference(seeds)
+        .map(|&node| graph.project(node))
+        .filter(|project| skipping && !project.always_run)
+        .map(|project| project.path.clone())
+        .collect();
+    let reads = candidates
+        .iter()
+        .filter_map(|path| {
+            let node = graph.node_of(path)?;
+            let reads = crate::pulumi::program_reads(&loaded.provider.dir_of(graph.project(node)))?;
+            Some((path.clone(), reads))
+        })
+        .collect();
+    let paths: Vec<_> = graph.projects().iter().map(|project| project.path.clone()).collect();
+    let seen = SeenIndex::load(&state_dir, &run.stack.stack).of_provider(&loaded.provider.name, &paths);
+    Ok(UnchangedRule::new(salt, candidates, reads, seen))
+}
+
+/// Keeps what each successful `up` (or `refresh`) of the run saw; under the stack's lock.
+pub fn save_seen(settings: &Settings, run: &RunSettings, loaded: &LoadedProvider, summary: &RunSummary) -> Result<()> {
+    let fresh: Vec<_> = summary
+        .reports
+        .iter()
+        .filter(|report| report.result == ProjectResult::Succeeded)
+        .filter_map(|report| Some((report.project.clone(), report.seen.clone()?)))
+        .collect();
+    if fresh.is_empty() {
+        return Ok(());
+    }
+    let state_dir = settings.root.state_dir();
+    let mut index = SeenIndex::load(&state_dir, &run.stack.stack);
+    for (project, seen) in fresh {
+        index.record(&loaded.provider.name, &project, seen);
+    }
+    index.save(&state_dir, &run.stack.stack)
+}
