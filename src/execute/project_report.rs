@@ -34,6 +34,12 @@ impl ProjectResult {
         }
     }
 
+    /// Whether it ended as it should, with nothing left for `--resume`: the one rule the footer,
+    /// the summary, the reports and the resume point share (`history::ProjectState::is_done`).
+    pub fn is_done(self) -> bool {
+        matches!(self, ProjectResult::Succeeded | ProjectResult::Unchanged)
+    }
+
     /// Whether what waits on this project may start: a missing stack stops nobody from
     /// finding out that theirs is missing too.
     pub fn lets_dependents_run(self) -> bool {

@@ -66,8 +66,10 @@ impl UnchangedRule {
         if !changed.is_empty() {
             return None;
         }
-        let names: Vec<String> = upstream.iter().map(ToString::to_string).collect();
-        Some(format!("unchanged: outputs of {} are the same", names.join(", ")))
+        let mut names: Vec<String> = upstream.iter().map(ToString::to_string).collect();
+        names.sort();
+        // Shown after the result: `app unchanged: outputs of network are the same`.
+        Some(format!("outputs of {} are the same", names.join(", ")))
     }
 
     /// After a successful `up`: what it saw. `fresh` differs between operations, so a secret

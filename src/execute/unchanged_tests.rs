@@ -78,7 +78,7 @@ async fn dependents_run_only_when_an_output_they_read_changed() {
     let (same, calls) = run(&seen, scripted(serde_json::json!({"cidr": "10.0.0.0/16"})), true).await;
     assert_eq!(calls, ["up network"]);
     assert_eq!(same["cluster"].result, ProjectResult::Unchanged);
-    assert_eq!(same["cluster"].reason.as_deref(), Some("unchanged: outputs of network are the same"));
+    assert_eq!(same["cluster"].reason.as_deref(), Some("outputs of network are the same"));
     assert_eq!(same["app"].result, ProjectResult::Unchanged, "what the skipped cluster feeds is unchanged too");
     assert!(same["cluster"].seen.is_none() && same["cluster"].started.is_none());
     remember(&mut seen, &same);

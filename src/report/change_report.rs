@@ -63,7 +63,7 @@ impl ChangeReport {
                 let counted = report.changes.total_changed();
                 let unnamed_changes = counted.saturating_sub(resources.len() as u64);
                 let error = match report.result {
-                    ProjectResult::Succeeded => None,
+                    ProjectResult::Succeeded | ProjectResult::Unchanged => None,
                     ProjectResult::Failed => report.failure.as_ref().map(|failure| {
                         let mut text = failure.summary.clone();
                         for diagnostic in failure.diagnostics.iter().skip(1) {
@@ -115,7 +115,7 @@ impl ChangeReport {
         let changed: Vec<&ProjectChanges> = self.projects.iter().filter(|p| p.has_changes()).collect();
         let (noun, none) = self.noun();
         if changed.is_empty() {
-            if self.projects.iter().all(|p| p.result == ProjectResult::Succeeded) {
+            if self.projects.iter().all(|p| p.result.is_done()) {
                 let _ = writeln!(out, "{none} in {}", crate::text::counted(self.projects.len(), "project"));
             }
             return out;
@@ -158,9 +158,9 @@ impl ChangeReport {
         }
         let changed: Vec<&ProjectChanges> = self.projects.iter().filter(|p| p.has_changes()).collect();
         let failed: Vec<&ProjectChanges> =
-            self.projects.iter().filter(|p| p.result != ProjectResult::Succeeded && !p.has_changes()).collect();
+            self.projects.iter().filter(|p| !p.result.is_done() && !p.has_changes()).collect();
         let unchanged: Vec<&ProjectChanges> =
-            self.projects.iter().filter(|p| p.result == ProjectResult::Succeeded && !p.has_changes()).collect();
+            self.projects.iter().filter(|p| p.result.is_done() && !p.has_changes()).collect();
         let total: usize = changed.iter().map(|p| p.resources.len() + p.unnamed_changes as usize).sum();
         let verb = if self.operation == Operation::Drift { "drifted in" } else { "change" };
         let _ = writeln!(

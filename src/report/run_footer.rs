@@ -26,7 +26,7 @@ pub fn run_footer(summary: &RunSummary, resume_command: &str, cwd: Option<&Path>
             installed.project
         );
     }
-    let unfinished = summary.reports.iter().filter(|report| report.result != ProjectResult::Succeeded).count();
+    let unfinished = summary.reports.iter().filter(|report| !report.result.is_done()).count();
     if unfinished > 0 {
         let _ = writeln!(out, "next: `{resume_command}` runs the {} left", counted(unfinished, "project"));
     }

@@ -53,7 +53,7 @@ impl RunSummary {
     pub fn all_succeeded(&self) -> bool {
         // An empty report list is success only when nothing was planned.
         let nothing_planned = self.info.as_ref().is_some_and(|info| info.projects.is_empty());
-        self.reports.iter().all(|report| matches!(report.result, ProjectResult::Succeeded | ProjectResult::Unchanged))
+        self.reports.iter().all(|report| report.result.is_done())
             && (!self.reports.is_empty() || nothing_planned)
             && self.faults.is_empty()
     }

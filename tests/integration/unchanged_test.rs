@@ -1,0 +1,145 @@
+//! Dependents whose upstream outputs did not change are skipped, against the real `pulumi` on
+//! the shipped `local` provider.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, RunOutput, Workspace};
+
+const TOKEN: &str = "unchanged-test-cluster-token";
+
+fn git(workspace: &Workspace, args: &[&str]) {
+    let output = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(workspace.root())
+        .env("HOME", workspace.root())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+}
+
+/// The `local` provider in a git repository with two commits (so `--affected` has `HEAD~1`),
+/// its kubeconfig written outside `.runner/` and its cluster token a value to look for.
+fn local_repository() -> Workspace {
+    let mut workspace = Workspace::new();
+    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
+    std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
+    let example = std::fs::read_to_string(repository().join("config/pulumi/environment.example")).unwrap();
+    let environment = example
+        .replace("KUBECONFIG=.runner/kube/config", "KUBECONFIG=home/kube/config")
+        .replace("LOCAL_CLUSTER_TOKEN=local-dev-fake-token", &format!("LOCAL_CLUSTER_TOKEN={TOKEN}"));
+    workspace.env_file(&environment);
+    workspace.file(".gitignore", ".runner/\nhome/\nconfig/pulumi/Pulumi.dev.yaml\n*.json\n");
+    let home = workspace.path("home");
+    workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());
+    git(&workspace, &["init", "-q", "-b", "main"]);
+    git(&workspace, &["add", "-A"]);
+    git(&workspace, &["commit", "-q", "-m", "first"]);
+    workspace.file("README.md", "hello\n");
+    git(&workspace, &["add", "-A"]);
+    git(&workspace, &["commit", "-q", "-m", "second"]);
+    workspace
+}
+
+#[track_caller]
+fn up(workspace: &Workspace, extra: &[&str], report: &str) -> (Value, RunOutput) {
+    let mut args = vec!["up", "--provider", "local", "--stack", "dev", "--report"];
+    let target = format!("json={report}");
+    args.push(&target);
+    args.extend_from_slice(extra);
+    let output = workspace.run(&args);
+    assert_eq!(output.code(), 0, "{}", output.stderr());
+    let json = serde_json::from_str(&std::fs::read_to_string(workspace.path(report)).unwrap()).unwrap();
+    (json, output)
+}
+
+/// Each project's result and reason.
+fn results(report: &Value) -> Vec<(String, String, String)> {
+    let mut results: Vec<(String, String, String)> = report["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let text = |key: &str| p[key].as_str().unwrap_or_default().to_string();
+            (text("project"), text("result"), text("reason"))
+        })
+        .collect();
+    results.sort();
+    results
+}
+
+fn edit(workspace: &Workspace, file: &str, from: &str, to: &str) {
+    let path = workspace.path(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{file} has no `{from}`");
+    std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+}
+
+#[test]
+fn an_affected_up_runs_only_what_sees_a_changed_output() {
+    let workspace = local_repository();
+    up(&workspace, &[], "first.json");
+
+    // A resource the outputs do not read: only the network runs.
+    edit(
+        &workspace,
+        "projects/local/infrastructure/network/Pulumi.yaml",
+        "resources:\n",
+        "resources:\n  note:\n    type: pulumi:index:Stash\n    properties:\n      input: a note no output reads\n",
+    );
+    let (report, output) = up(&workspace, &["--affected"], "same.json");
+    let same = "outputs of infrastructure/network are the same".to_string();
+    assert_eq!(
+        results(&report),
+        [
+            ("infrastructure/cluster".into(), "unchanged".into(), same),
+            ("infrastructure/network".into(), "succeeded".into(), String::new()),
+            (
+                "kubernetes/applications/demo".into(),
+                "unchanged".into(),
+                "outputs of infrastructure/cluster, kubernetes/certmgr, utility/demo-image are the same".into()
+            ),
+            (
+                "kubernetes/certmgr".into(),
+                "unchanged".into(),
+                "outputs of infrastructure/cluster, infrastructure/registry are the same".into()
+            ),
+        ],
+        "{}",
+        output.stderr()
+    );
+    assert!(output.stdout().contains("unchanged"), "{}", output.stdout());
+    let runs = workspace.run(&["status", "--provider", "local", "--stack", "dev"]);
+    assert!(runs.stdout().contains("unchanged"), "{}", runs.stdout());
+
+    // The output the cluster reads: the cluster runs, and its own outputs stay as they were.
+    edit(
+        &workspace,
+        "projects/local/infrastructure/network/Pulumi.yaml",
+        "value: local-dev-net",
+        "value: local-dev-net-2",
+    );
+    let (report, output) = up(&workspace, &["--affected"], "changed.json");
+    let changed = results(&report);
+    let result = |project: &str| changed.iter().find(|r| r.0 == project).unwrap().1.clone();
+    assert_eq!(result("infrastructure/network"), "succeeded", "{}", output.stderr());
+    assert_eq!(result("infrastructure/cluster"), "succeeded", "{}", output.stderr());
+    assert_eq!(result("kubernetes/certmgr"), "unchanged", "reads only the cluster's name and the registry");
+
+    // `--no-skip-unchanged` runs them all.
+    let (report, _) = up(&workspace, &["--affected", "--no-skip-unchanged"], "all.json");
+    assert!(results(&report).iter().all(|r| r.1 == "succeeded"), "{report}");
+
+    // What was seen is kept as salted digests: no secret (the token, the passphrase) in plain text.
+    for file in workspace.listing().into_iter().filter(|file| file.starts_with(".runner/")) {
+        let text = std::fs::read(workspace.path(&file)).unwrap_or_default();
+        let text = String::from_utf8_lossy(&text);
+        assert!(!text.contains(TOKEN), "the cluster token is in {file}");
+        assert!(!text.contains("local-dev-passphrase"), "the passphrase is in {file}");
+    }
+    assert!(workspace.path(".runner/last-seen/dev.json").is_file());
+    assert!(workspace.path(".runner/salt").is_file());
+}
