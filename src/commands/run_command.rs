@@ -291,6 +291,8 @@ fn select_projects(
         return super::select_with_seeds(settings, loaded, &run.selection, Some(&run.stack.stack));
     }
     let runs = store.runs_of(&loaded.provider.name, &run.stack.stack);
+    // A project skipped because what it waits on failed is there only as a dependent.
+    let mut waited: Vec<NodeIndex> = Vec::new();
     let (unfinished, resumed): (Vec<NodeIndex>, String) = match ResumeBasis::of(&runs, run.operation) {
         ResumeBasis::Continue(point) => {
             // The record is this copy's; the stacks may have moved on without it.
@@ -298,6 +300,9 @@ fn select_projects(
             let unfinished = point.unfinished();
             let ids: Vec<String> = point.run_ids().iter().map(|id| format!("`{id}`")).collect();
             let nodes = unfinished.iter().filter_map(|path| loaded.graph.node_of(&ProjectPath::new(path))).collect();
+            let latest = point.latest();
+            let skipped = latest.iter().filter(|(_, state)| **state == crate::history::ProjectState::Skipped);
+            waited = skipped.filter_map(|(path, _)| loaded.graph.node_of(&ProjectPath::new(path))).collect();
             (nodes, format!("run {}", ids.join(", ")))
         }
         ResumeBasis::Superseded { last, by } => {
@@ -322,7 +327,7 @@ fn select_projects(
     };
     // What waited on an unfinished project must run again too: dependents, or for destroy, dependencies.
     let graph = &loaded.graph;
-    let seeds: BTreeSet<NodeIndex> = unfinished.iter().copied().collect();
+    let seeds: BTreeSet<NodeIndex> = unfinished.iter().copied().filter(|node| !waited.contains(node)).collect();
     let selected = if run.operation.is_reversed() {
         closure(graph, unfinished, |node| graph.dependencies(node))
     } else {

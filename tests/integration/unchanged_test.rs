@@ -143,3 +143,59 @@ fn an_affected_up_runs_only_what_sees_a_changed_output() {
     assert!(workspace.path(".runner/last-seen/dev.json").is_file());
     assert!(workspace.path(".runner/salt").is_file());
 }
+
+/// The projects the test double ran `up` in, in order, since `from` invocations.
+fn fake_ups(workspace: &Workspace) -> Vec<String> {
+    workspace
+        .fake_invocations()
+        .into_iter()
+        .filter(|entry| entry["event"] == "start" && entry["op"] == "up")
+        .map(|entry| entry["project"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn fake_run(workspace: &Workspace, args: &[&str]) -> (Vec<String>, RunOutput) {
+    let _ = std::fs::remove_file(workspace.path("fake-state/invocations.jsonl"));
+    let mut all = vec!["up", "--provider", "demo", "--stack", "dev"];
+    all.extend_from_slice(args);
+    let output = workspace.run(&all);
+    (fake_ups(workspace), output)
+}
+
+#[test]
+fn with_dependents_and_resume_skip_the_unchanged_and_always_run_does_not() {
+    let script = |name: &str| format!(r#"{{"projects": {{"a": {{"outputs": {{"name": "{name}"}}}}}}}}"#);
+    let workspace = Workspace::with_fake_pulumi(crate::support::BRANCHES, &["a", "b", "c", "d"], &script("one"));
+    workspace.env_file("PULUMI_STACK=dev\n");
+    let (ups, output) = fake_run(&workspace, &[]);
+    assert_eq!(ups.len(), 4, "{}", output.stderr());
+
+    let (ups, output) = fake_run(&workspace, &["--only", "a", "--with-dependents", "--report", "junit=j.xml"]);
+    assert_eq!(output.code(), 0, "{}", output.stderr());
+    assert_eq!(ups, ["a"], "{}", output.stderr());
+    assert!(output.stderr().contains("b unchanged: outputs of a are the same"), "{}", output.stderr());
+    assert!(output.stderr().contains("1 succeeded, 2 unchanged"), "{}", output.stderr());
+    assert!(!output.stderr().contains("--resume"), "nothing is left to resume: {}", output.stderr());
+    let junit = std::fs::read_to_string(workspace.path("j.xml")).unwrap();
+    assert!(junit.contains("unchanged: outputs of a are the same"), "{junit}");
+
+    // A changed output of `a`: `b` reads it and runs; `d` reads `b`, whose outputs stayed.
+    workspace.file("fake-script.json", script("two"));
+    let (ups, output) = fake_run(&workspace, &["--only", "a", "--with-dependents"]);
+    assert_eq!(ups, ["a", "b"], "{}", output.stderr());
+
+    // `--resume` after `a` failed: `a` runs again, what waited on it only if it must.
+    workspace.file("fake-script.json", r#"{"projects": {"a": {"outputs": {"name": "two"}, "fail": "boom"}}}"#);
+    let (_, output) = fake_run(&workspace, &["--only", "a", "--with-dependents"]);
+    assert_eq!(output.code(), 1, "{}", output.stderr());
+    workspace.file("fake-script.json", script("two"));
+    let (ups, output) = fake_run(&workspace, &["--resume"]);
+    assert_eq!(ups, ["a"], "{}", output.stderr());
+
+    // A program that reads outside data: `always_run` on it.
+    let always =
+        crate::support::BRANCHES.replacen("depends_on = [\"a\"]", "depends_on = [\"a\"]\nalways_run = true", 1);
+    workspace.provider("demo", &always);
+    let (ups, output) = fake_run(&workspace, &["--only", "a", "--with-dependents"]);
+    assert_eq!(ups, ["a", "b"], "{}", output.stderr());
+}
