@@ -31,6 +31,8 @@ pub struct OperationOutcome {
     pub progress: OperationProgress,
     /// Why it failed, in the CLI's own words; set whenever `succeeded` is false.
     pub failure: Option<FailureDetail>,
+    /// Upstream projects never deployed whose `mock_outputs` a `preview` read instead.
+    pub mocked: Vec<String>,
 }
 
 impl OperationOutcome {

@@ -266,7 +266,9 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             Operation::Refresh => unchanged.record_refresh(&project.path, outputs),
             _ => None,
         };
-        let mut finished = report.finish(ProjectResult::Succeeded, &outcome.progress, None, None);
+        let mocked = (!outcome.mocked.is_empty())
+            .then(|| format!("with mock outputs of {} (never deployed)", outcome.mocked.join(", ")));
+        let mut finished = report.finish(ProjectResult::Succeeded, &outcome.progress, mocked, None);
         finished.seen = seen;
         finished
     }

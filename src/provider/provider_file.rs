@@ -70,6 +70,8 @@ pub(super) struct ProjectFile {
     #[serde(default)]
     pub always_run: bool,
     #[serde(default)]
+    pub mock_outputs: std::collections::BTreeMap<String, toml::Value>,
+    #[serde(default)]
     pub prerequisites: Vec<PrerequisiteFile>,
     pub dir: Option<Spanned<String>>,
     #[serde(default)]

@@ -9,6 +9,7 @@ mod home_path;
 mod input_digest;
 mod leftover_processes;
 mod lock_recheck;
+mod mock_backend;
 mod operation_progress;
 mod orphaned_children;
 mod passphrase_secrets;

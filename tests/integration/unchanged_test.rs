@@ -199,3 +199,50 @@ fn with_dependents_and_resume_skip_the_unchanged_and_always_run_does_not() {
     let (ups, output) = fake_run(&workspace, &["--only", "a", "--with-dependents"]);
     assert_eq!(ups, ["a", "b"], "{}", output.stderr());
 }
+
+#[test]
+fn a_preview_reads_the_mock_outputs_of_an_upstream_never_deployed_and_up_refuses() {
+    let workspace = local_repository();
+    let provider = workspace.path("providers/local.toml");
+    let text = std::fs::read_to_string(&provider).unwrap().replacen(
+        "path = \"infrastructure/network\"\n",
+        "path = \"infrastructure/network\"\nmock_outputs = { network_name = \"mock-net\", cidr = \"10.99.0.0/16\" }\n",
+        1,
+    );
+    std::fs::write(&provider, text).unwrap();
+    let only = ["--provider", "local", "--stack", "dev", "--only", "infrastructure/cluster"];
+
+    let mut args = vec!["preview", "--report", "markdown=preview.md"];
+    args.extend_from_slice(&only);
+    let preview = workspace.run(&args);
+    assert_eq!(preview.code(), 0, "{}", preview.stderr());
+    let mocked = "with mock outputs of infrastructure/network (never deployed)";
+    assert!(preview.stderr().contains(&format!("infrastructure/cluster succeeded")), "{}", preview.stderr());
+    assert!(preview.stderr().contains(mocked), "{}", preview.stderr());
+    let markdown = std::fs::read_to_string(workspace.path("preview.md")).unwrap();
+    assert!(markdown.contains(mocked), "{markdown}");
+    // The mocks reached the program: the pod network it would create is the mocked one.
+    let events = workspace
+        .listing()
+        .into_iter()
+        .find(|file| file.ends_with("infrastructure/cluster.events.jsonl"))
+        .expect("the preview's event log");
+    let events = std::fs::read_to_string(workspace.path(&events)).unwrap();
+    assert!(events.contains("10.99.0.0/16"), "the mocked cidr is not in the preview");
+
+    let mut args = vec!["up"];
+    args.extend_from_slice(&only);
+    let up = workspace.run(&args);
+    assert_eq!(up.code(), 1, "{}", up.stderr());
+    assert!(
+        up.stderr().contains("`infrastructure/network` never deployed on stack `dev`: `up` never uses `mock_outputs`"),
+        "{}",
+        up.stderr()
+    );
+    // Nothing of the mocks reached the real backend. (The network's stack exists, empty: the
+    // cluster token was stored with `pulumi config set --secret` through the first project.)
+    for file in workspace.listing().into_iter().filter(|file| file.starts_with(".runner/backend/")) {
+        let text = String::from_utf8_lossy(&std::fs::read(workspace.path(&file)).unwrap_or_default()).into_owned();
+        assert!(!text.contains("mock-net"), "a mock output is in {file}");
+    }
+}
