@@ -110,7 +110,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     // Outputs files (plain secrets) a killed runner's hooks left behind.
     crate::hooks::HookTempDir::remove_leftovers();
     let outputs = (cli.pulumi.clone(), cli.environment.clone(), cli.mask.clone());
-    let unchanged = super::unchanged_skip::unchanged_rule(settings, run, &loaded, &selected, &seeds)?;
+    let unchanged = super::unchanged_skip::unchanged_rule(settings, run, &loaded, &selected, &seeds, &backend)?;
     let (summary, history_error) =
         execute_plan(settings, run, &loaded, plan, cli, store.clone(), (recovered_locks, unchanged))?;
     report_stack_locks(&loaded, &backend, &run.stack.stack, &summary);

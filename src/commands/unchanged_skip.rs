@@ -1,6 +1,6 @@
 //! Which dependents of a run may be skipped as unchanged, and keeping what each `up` saw.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::LoadedProvider;
 use crate::cli::{RunSettings, Settings};
@@ -9,6 +9,8 @@ use crate::execute::{ProjectResult, UnchangedRule};
 use crate::graph::NodeIndex;
 use crate::history::{repository_salt, SeenIndex};
 use crate::plan::Operation;
+use crate::provider::ProjectPath;
+use crate::pulumi::{Backend, PulumiManifest};
 use crate::report::RunSummary;
 
 /// The rule for this run: an `up`'s projects that are there only as dependents may be skipped,
@@ -19,6 +21,7 @@ pub fn unchanged_rule(
     loaded: &LoadedProvider,
     selected: &BTreeSet<NodeIndex>,
     seeds: &BTreeSet<NodeIndex>,
+    backend: &Backend,
 ) -> Result<UnchangedRule> {
     let graph = &loaded.graph;
     let state_dir = settings.root.state_dir();
@@ -40,7 +43,43 @@ pub fn unchanged_rule(
         .collect();
     let paths: Vec<_> = graph.projects().iter().map(|project| project.path.clone()).collect();
     let seen = SeenIndex::load(&state_dir, &run.stack.stack).of_provider(&loaded.provider.name, &paths);
-    Ok(UnchangedRule::new(salt, candidates, reads, seen))
+    let mut rule = UnchangedRule::new(salt, candidates, reads, seen);
+    rule.referenced = referenced_upstream(loaded, backend, &run.stack.stack, &rule.candidates);
+    Ok(rule)
+}
+
+/// The projects each candidate's program (YAML) or deployed state references as stacks.
+fn referenced_upstream(
+    loaded: &LoadedProvider,
+    backend: &Backend,
+    stack: &str,
+    candidates: &HashSet<ProjectPath>,
+) -> HashMap<ProjectPath, BTreeSet<ProjectPath>> {
+    let graph = &loaded.graph;
+    let names: HashMap<String, ProjectPath> = graph
+        .projects()
+        .iter()
+        .filter_map(|project| {
+            let manifest = PulumiManifest::load(&loaded.provider.dir_of(project)).ok()?;
+            Some((manifest.name, project.path.clone()))
+        })
+        .collect();
+    candidates
+        .iter()
+        .filter_map(|path| {
+            let project = loaded.provider.project(path)?;
+            let dir = loaded.provider.dir_of(project);
+            let own = PulumiManifest::load(&dir).ok()?.name;
+            let mut references = super::dependency_lint::program_references(&dir);
+            references.extend(super::dependency_lint::state_references(backend, &own, stack));
+            let read: BTreeSet<ProjectPath> = references
+                .iter()
+                .filter_map(|name| super::dependency_lint::referenced_project(name))
+                .filter_map(|name| names.get(name).cloned())
+                .collect();
+            (!read.is_empty()).then(|| (path.clone(), read))
+        })
+        .collect()
 }
 
 /// Keeps what each successful `up` (or `refresh`) of the run saw; under the stack's lock.

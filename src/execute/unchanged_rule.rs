@@ -15,6 +15,9 @@ pub struct UnchangedRule {
     pub candidates: HashSet<ProjectPath>,
     /// The upstream output names a project's program reads, where the runner can see them.
     pub reads: HashMap<ProjectPath, BTreeSet<String>>,
+    /// The upstream projects a project's program or deployed state references, where known:
+    /// only their outputs are compared.
+    pub referenced: HashMap<ProjectPath, BTreeSet<ProjectPath>>,
     seen: Mutex<HashMap<ProjectPath, SeenInputs>>,
 }
 
@@ -31,7 +34,7 @@ impl UnchangedRule {
         reads: HashMap<ProjectPath, BTreeSet<String>>,
         seen: HashMap<ProjectPath, SeenInputs>,
     ) -> Self {
-        Self { salt, candidates, reads, seen: Mutex::new(seen) }
+        Self { salt, candidates, reads, referenced: HashMap::new(), seen: Mutex::new(seen) }
     }
 
     fn seen(&self, project: &ProjectPath) -> Option<SeenInputs> {
@@ -54,6 +57,12 @@ impl UnchangedRule {
             return None;
         }
         let last = self.seen(project)?;
+        let referenced: Vec<ProjectPath> = match self.referenced.get(project) {
+            Some(read) => upstream.iter().filter(|path| read.contains(*path)).cloned().collect(),
+            None => Vec::new(),
+        };
+        // References to none of its dependencies: they are read some other way.
+        let upstream = if referenced.is_empty() { upstream } else { referenced.as_slice() };
         if inputs.is_none() || last.inputs.as_deref() != inputs {
             return None;
         }
@@ -104,5 +113,27 @@ impl UnchangedRule {
         record.outputs = Some(self.salt.output_digests(outputs, record.outputs.as_ref(), ""));
         self.note(project, &record);
         Some(record)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_upstream_projects_a_program_references_are_compared() {
+        let (net, cluster, app) = (ProjectPath::new("net"), ProjectPath::new("cluster"), ProjectPath::new("app"));
+        let outputs = |value: &str| serde_json::json!({ "v": value }).as_object().cloned().unwrap();
+        let mut rule =
+            UnchangedRule::new(DigestSalt::new(b"s".to_vec()), [app.clone()].into(), HashMap::new(), HashMap::new());
+        rule.record_up(&net, &[], Some("n".into()), Some(&outputs("1")), "");
+        rule.record_up(&cluster, &[], Some("c".into()), Some(&outputs("1")), "");
+        let both = [net.clone(), cluster.clone()];
+        rule.record_up(&app, &both, Some("a".into()), Some(&outputs("1")), "");
+        rule.record_up(&net, &[], Some("n".into()), Some(&outputs("2")), "");
+        assert_eq!(rule.skip_reason(&app, &both, Some("a")), None, "net's outputs changed");
+        rule.referenced.insert(app.clone(), [cluster.clone()].into());
+        assert_eq!(rule.skip_reason(&app, &both, Some("a")).as_deref(), Some("outputs of cluster are the same"));
+        assert_eq!(rule.skip_reason(&app, &both, Some("other inputs")), None);
     }
 }

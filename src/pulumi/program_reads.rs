@@ -6,22 +6,40 @@ use std::path::Path;
 
 /// The output names read through stack references, over all of them (a superset of what each
 /// one is read for, so comparing it never misses a change); `None` when the program is not
-/// YAML, cannot be read, or reads a reference in a way not understood (all outputs count then).
+/// YAML, cannot be read, has no reference (its dependencies are read some other way) or reads
+/// a reference in a way not understood: every output counts then.
 pub fn program_reads(folder: &Path) -> Option<BTreeSet<String>> {
     let text = ["Pulumi.yaml", "Pulumi.yml"].iter().find_map(|name| std::fs::read_to_string(folder.join(name)).ok())?;
     let manifest: serde_yaml::Value = serde_yaml::from_str(&text).ok()?;
     if manifest.get("runtime").and_then(runtime_name) != Some("yaml") {
         return None;
     }
-    let references: Vec<String> = manifest
-        .get("resources")?
-        .as_mapping()?
-        .iter()
-        .filter(|(_, resource)| {
-            resource.get("type").and_then(serde_yaml::Value::as_str) == Some("pulumi:pulumi:StackReference")
-        })
-        .filter_map(|(name, _)| name.as_str().map(str::to_string))
-        .collect();
+    // The program is `Pulumi.yaml` itself, or `Main.yaml` beside it.
+    let text = match std::fs::read_to_string(folder.join("Main.yaml")) {
+        Ok(main) => format!("{text}\n{main}"),
+        Err(_) => text,
+    };
+    let mut references: Vec<String> = Vec::new();
+    for document in [
+        Some(manifest),
+        std::fs::read_to_string(folder.join("Main.yaml")).ok().and_then(|main| serde_yaml::from_str(&main).ok()),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let Some(resources) = document.get("resources").and_then(serde_yaml::Value::as_mapping) else { continue };
+        references.extend(
+            resources
+                .iter()
+                .filter(|(_, resource)| {
+                    resource.get("type").and_then(serde_yaml::Value::as_str) == Some("pulumi:pulumi:StackReference")
+                })
+                .filter_map(|(name, _)| name.as_str().map(str::to_string)),
+        );
+    }
+    if references.is_empty() {
+        return None;
+    }
     let mut reads = BTreeSet::new();
     for reference in references {
         let uses = format!("${{{reference}.");
@@ -88,5 +106,7 @@ resources:
         assert_eq!(reads(whole), None, "`${{net.outputs}}` reads every output");
         let python = "name: c\nruntime: python\n";
         assert_eq!(reads(python), None);
+        // A dependency declared without a visible reference is read some other way.
+        assert_eq!(reads("name: c\nruntime: yaml\n"), None, "no reference: every output counts");
     }
 }
