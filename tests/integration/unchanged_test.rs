@@ -217,7 +217,7 @@ fn a_preview_reads_the_mock_outputs_of_an_upstream_never_deployed_and_up_refuses
     let preview = workspace.run(&args);
     assert_eq!(preview.code(), 0, "{}", preview.stderr());
     let mocked = "with mock outputs of infrastructure/network (never deployed)";
-    assert!(preview.stderr().contains(&format!("infrastructure/cluster succeeded")), "{}", preview.stderr());
+    assert!(preview.stderr().contains("infrastructure/cluster succeeded"), "{}", preview.stderr());
     assert!(preview.stderr().contains(mocked), "{}", preview.stderr());
     let markdown = std::fs::read_to_string(workspace.path("preview.md")).unwrap();
     assert!(markdown.contains(mocked), "{markdown}");
