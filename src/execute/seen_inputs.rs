@@ -57,13 +57,9 @@ fn read_part<'d>(digests: &'d OutputDigests, reads: Option<&BTreeSet<String>>) -
     digests.iter().filter(|(name, _)| reads.is_none_or(|reads| reads.contains(*name))).collect()
 }
 
-/// Pulumi's secret forms in an event log: the signature object or the plain `[secret]`.
+/// A secret as the CLI adapter hands stack outputs over (`OperationProgress::stack_outputs`).
 fn is_secret(value: &serde_json::Value) -> bool {
-    match value {
-        serde_json::Value::String(text) => text == "[secret]",
-        serde_json::Value::Object(object) => object.contains_key("4dabf18193072939515e22adb298388d"),
-        _ => false,
-    }
+    value.as_str() == Some("[secret]")
 }
 
 /// What a project's last successful `up` saw, as salted digests: its own inputs (folder, stack
@@ -119,8 +115,7 @@ mod tests {
     #[test]
     fn a_secret_changes_only_when_an_operation_may_have_changed_it() {
         let salt = DigestSalt::new(b"s".to_vec());
-        let secret =
-            outputs(serde_json::json!({"token": {"4dabf18193072939515e22adb298388d": "x", "ciphertext": "[secret]"}}));
+        let secret = outputs(serde_json::json!({"token": "[secret]"}));
         let first = salt.output_digests(&secret, None, "run-1");
         assert_eq!(salt.output_digests(&secret, Some(&first), ""), first, "a refresh keeps it");
         assert_ne!(salt.output_digests(&secret, Some(&first), "run-2"), first, "an up may have changed it");
