@@ -124,6 +124,9 @@ pub(super) struct AmendmentFile {
     pub provides_cluster: Option<bool>,
     pub needs_cluster: Option<bool>,
     pub pool: Option<String>,
+    pub always_run: Option<bool>,
+    #[serde(default)]
+    pub mock_outputs: std::collections::BTreeMap<String, toml::Value>,
 }
 
 #[derive(Debug, Deserialize)]
