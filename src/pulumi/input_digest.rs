@@ -8,10 +8,31 @@ use crate::execute::DigestSalt;
 /// Folders that hold what a tool made, not what a program reads.
 const SKIPPED_FOLDERS: &[&str] = &[".git", "node_modules", "__pycache__", "venv", ".venv", "target", ".runner"];
 
-/// Variables that differ between shells and terminals but reach no program.
+/// Variables that differ between shells, terminals and CI jobs but describe no input of a
+/// program: with them every CI run would count as changed (`GITHUB_RUN_ID`, `CI_JOB_ID`).
 const VOLATILE_VARIABLES: &[&str] =
-    &["_", "PWD", "OLDPWD", "SHLVL", "COLUMNS", "LINES", "TERM", "DISPLAY", "WINDOWID", "RUNNER_PROCESS_MARK"];
-const VOLATILE_PREFIXES: &[&str] = &["SSH_", "TMUX", "XDG_SESSION", "TERM_", "STY", "WT_SESSION"];
+    &["_", "PWD", "OLDPWD", "SHLVL", "COLUMNS", "LINES", "TERM", "DISPLAY", "WINDOWID", "HOSTNAME", "INVOCATION_ID"];
+const VOLATILE_PREFIXES: &[&str] = &[
+    "SSH_",
+    "TMUX",
+    "XDG_SESSION",
+    "TERM_",
+    "STY",
+    "WT_SESSION",
+    "RUNNER_",
+    "GITHUB_",
+    "ACTIONS_",
+    "CI_",
+    "GITLAB_",
+    "BUILDKITE_",
+    "CIRCLE_",
+    "JENKINS_",
+    "BUILD_",
+    "JOB_",
+    "TEAMCITY_",
+    "SYSTEM_",
+    "AGENT_",
+];
 
 /// The digest of the project folder's files (names and content), the stack files, the
 /// environment and the `pulumi` binary (its path, size and time: a new version is a new file).
@@ -84,6 +105,7 @@ mod tests {
         std::fs::write(folder.join("node_modules/x.js"), "made by a tool").unwrap();
         let mut terminal = env.clone();
         terminal.insert("PWD".into(), "/elsewhere".into());
+        terminal.insert("GITHUB_RUN_ID".into(), "12345".into());
         assert_eq!(digest(&terminal), first);
         let mut other = env.clone();
         other.insert("A".into(), "2".into());
