@@ -7,7 +7,7 @@ use crate::cli::{RunSettings, Settings};
 use crate::error::Result;
 use crate::execute::{ProjectResult, UnchangedRule};
 use crate::graph::NodeIndex;
-use crate::history::{repository_salt, SeenIndex};
+use crate::history::{repository_salt, ProjectState, RunStore, SeenIndex};
 use crate::plan::Operation;
 use crate::provider::ProjectPath;
 use crate::pulumi::{Backend, PulumiManifest};
@@ -27,10 +27,11 @@ pub fn unchanged_rule(
     let state_dir = settings.root.state_dir();
     let salt = repository_salt(&state_dir)?;
     let skipping = run.operation == Operation::Up && !run.selection.no_skip_unchanged;
+    let interrupted = if skipping { last_up_unfinished(&state_dir, loaded, &run.stack.stack) } else { HashSet::new() };
     let candidates: HashSet<_> = selected
         .difference(seeds)
         .map(|&node| graph.project(node))
-        .filter(|project| skipping && !project.always_run)
+        .filter(|project| skipping && !project.always_run && !interrupted.contains(project.path.as_str()))
         .map(|project| project.path.clone())
         .collect();
     let reads = candidates
@@ -46,6 +47,25 @@ pub fn unchanged_rule(
     let mut rule = UnchangedRule::new(salt, candidates, reads, seen);
     rule.referenced = referenced_upstream(loaded, backend, &run.stack.stack, &rule.candidates);
     Ok(rule)
+}
+
+/// Projects whose latest `up` started but did not succeed (failed, cancelled, or killed with
+/// the runner): their stack may be half updated, so what the last success saw no longer holds.
+fn last_up_unfinished(state_dir: &std::path::Path, loaded: &LoadedProvider, stack: &str) -> HashSet<String> {
+    let mut latest: HashMap<String, (f64, bool)> = HashMap::new();
+    for run in RunStore::new(state_dir).runs_of(&loaded.provider.name, stack) {
+        for record in &run.projects {
+            let Some(started) = record.started else { continue };
+            if run.operation_of(record) != Operation::Up || record.result == ProjectState::Unchanged {
+                continue;
+            }
+            let done = record.result == ProjectState::Succeeded;
+            if latest.get(&record.project).is_none_or(|(at, _)| started >= *at) {
+                latest.insert(record.project.clone(), (started, done));
+            }
+        }
+    }
+    latest.into_iter().filter(|(_, (_, done))| !done).map(|(project, _)| project).collect()
 }
 
 /// The projects each candidate's program (YAML) or deployed state references as stacks.

@@ -192,6 +192,16 @@ fn with_dependents_and_resume_skip_the_unchanged_and_always_run_does_not() {
     let (ups, output) = fake_run(&workspace, &["--resume"]);
     assert_eq!(ups, ["a"], "{}", output.stderr());
 
+    // An `up` of `b` that failed may have left its stack half updated: the next run runs it.
+    let (ups, _) = fake_run(&workspace, &["--only", "a", "--with-dependents"]);
+    assert_eq!(ups, ["a"]);
+    workspace.file("fake-script.json", r#"{"projects": {"a": {"outputs": {"name": "two"}}, "b": {"fail": "half"}}}"#);
+    let (_, output) = fake_run(&workspace, &["--only", "b"]);
+    assert_eq!(output.code(), 1, "{}", output.stderr());
+    workspace.file("fake-script.json", script("two"));
+    let (ups, output) = fake_run(&workspace, &["--only", "a", "--with-dependents"]);
+    assert_eq!(ups, ["a", "b"], "{}", output.stderr());
+
     // A program that reads outside data: `always_run` on it.
     let always =
         crate::support::BRANCHES.replacen("depends_on = [\"a\"]", "depends_on = [\"a\"]\nalways_run = true", 1);
