@@ -64,9 +64,18 @@ pub fn input_digest(
         }
         parts.push(format!("env {key}={value}").into_bytes());
     }
-    let binary = std::fs::metadata(pulumi).ok()?;
-    let modified = binary.modified().ok().and_then(|at| at.duration_since(std::time::UNIX_EPOCH).ok());
-    parts.push(format!("pulumi {} {} {:?}", pulumi.display(), binary.len(), modified).into_bytes());
+    // The CLI and the language hosts installed beside it (`pulumi-language-yaml`, ...).
+    let mut binaries = vec![pulumi.to_path_buf()];
+    if let Some(folder) = pulumi.parent().filter(|folder| !folder.as_os_str().is_empty()) {
+        let hosts = std::fs::read_dir(folder).into_iter().flatten().flatten().map(|entry| entry.path());
+        binaries.extend(hosts.filter(|path| path.to_string_lossy().contains("pulumi-language-")));
+    }
+    binaries[1..].sort();
+    for binary in binaries {
+        let metadata = std::fs::metadata(&binary).ok()?;
+        let modified = metadata.modified().ok().and_then(|at| at.duration_since(std::time::UNIX_EPOCH).ok());
+        parts.push(format!("binary {} {} {:?}", binary.display(), metadata.len(), modified).into_bytes());
+    }
     Some(salt.digest(parts.iter().map(Vec::as_slice)))
 }
 
@@ -115,5 +124,8 @@ mod tests {
         let second = digest(&env);
         std::fs::write(&pulumi, "v2 longer").unwrap();
         assert_ne!(digest(&env), second);
+        let third = digest(&env);
+        std::fs::write(dir.path().join("pulumi-language-yaml"), "a new language host").unwrap();
+        assert_ne!(digest(&env), third, "a language host beside the CLI is part of it");
     }
 }
