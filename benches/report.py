@@ -1091,7 +1091,8 @@ HAND_MEASURED = "## 6. "
 
 def hand_measured_sections(output):
     """Section 6 (cold builds of the test servers, CI's cost) is measured by hand on a fresh
-    machine, not by this script: it is carried over from the file being rewritten."""
+    machine, and section 7 by benches/skip_unchanged.sh, not by this script: they are carried
+    over from the file being rewritten."""
     try:
         with open(output, encoding="utf-8") as f:
             text = f.read()

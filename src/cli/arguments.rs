@@ -255,6 +255,10 @@ pub struct SelectionArguments {
     /// merge base with the remote's default branch, else `HEAD~1`) plus uncommitted ones.
     #[arg(long, value_name = "REF", num_args = 0..=1, default_missing_value = "")]
     pub affected: Option<String>,
+
+    /// Run dependents even when nothing they read changed since their last successful `up`.
+    #[arg(long)]
+    pub no_skip_unchanged: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

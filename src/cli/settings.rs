@@ -151,6 +151,7 @@ impl From<SelectionArguments> for Selection {
             from: arguments.from,
             affected_since: arguments.affected,
             affected: None,
+            no_skip_unchanged: arguments.no_skip_unchanged,
         }
     }
 }

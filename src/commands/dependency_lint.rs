@@ -60,13 +60,13 @@ pub fn undeclared_references(loaded: &LoadedProvider, backend: &Backend, stack: 
 }
 
 /// `org/project/stack` (or `project/stack`) names the project second to last.
-fn referenced_project(name: &str) -> Option<&str> {
+pub(super) fn referenced_project(name: &str) -> Option<&str> {
     let parts: Vec<&str> = name.split('/').collect();
     (parts.len() >= 2).then(|| parts[parts.len() - 2])
 }
 
 /// StackReference names in a Pulumi YAML program (`Pulumi.yaml` or `Main.yaml`).
-fn program_references(dir: &Path) -> Vec<String> {
+pub(super) fn program_references(dir: &Path) -> Vec<String> {
     let mut names = Vec::new();
     for file in ["Pulumi.yaml", "Main.yaml"] {
         let Ok(text) = std::fs::read_to_string(dir.join(file)) else { continue };
@@ -84,7 +84,7 @@ fn program_references(dir: &Path) -> Vec<String> {
 }
 
 /// StackReference names in the deployed state, when the backend is a folder the runner can read.
-fn state_references(backend: &Backend, project_name: &str, stack: &str) -> Vec<String> {
+pub(super) fn state_references(backend: &Backend, project_name: &str, stack: &str) -> Vec<String> {
     let Some(dir) = backend.local_dir() else { return Vec::new() };
     let path = dir.join(".pulumi").join("stacks").join(project_name).join(format!("{stack}.json"));
     let Ok(bytes) = std::fs::read(path) else { return Vec::new() };

@@ -23,7 +23,7 @@ mod timeline;
 mod unlock;
 mod validate;
 
-pub use affected::command::select_with_affected;
+pub use affected::command::{select_with_affected, select_with_seeds};
 pub use completions::completions;
 pub use config::config_set;
 pub use dependency_lint::undeclared_references;

@@ -26,6 +26,7 @@ async fn run(
         environment: Default::default(),
         mask: SecretMask::default(),
         planned: plan.order.iter().map(|&node| graph.project(node).path.clone()).collect(),
+        unchanged: Default::default(),
     };
     let lifecycle = ProjectLifecycle::new(cli, context);
     let cli = Arc::clone(&lifecycle.cli);

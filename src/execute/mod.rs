@@ -11,7 +11,9 @@ mod readiness_step;
 mod resource_change;
 mod retry_step;
 mod schedule;
+mod seen_inputs;
 mod stack_busy;
+mod unchanged_rule;
 
 pub use crate::cancel::{CancelLevel, Cancellation};
 pub use execution_event::{EventSender, ExecutionEvent, InstalledKubeconfig, OutputStream, RunInfo};
@@ -23,9 +25,13 @@ pub use project_lifecycle::{LifecycleContext, ProjectLifecycle};
 pub use project_report::{FailureDetail, ProjectReport, ProjectResult};
 pub use resource_change::{ChangeKind, ResourceChange};
 pub use schedule::Schedule;
+pub use seen_inputs::{DigestSalt, OutputDigests, SeenInputs};
 pub use stack_busy::StackBusy;
+pub use unchanged_rule::UnchangedRule;
 
 #[cfg(test)]
 mod lifecycle_tests;
 #[cfg(test)]
 mod scripted_cli;
+#[cfg(test)]
+mod unchanged_tests;

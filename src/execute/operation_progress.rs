@@ -55,6 +55,9 @@ pub struct OperationProgress {
     pub finished: bool,
     /// Stack outputs the CLI marks secret; `None` until the stack's outputs were seen.
     pub secret_outputs: Option<Vec<String>>,
+    /// The stack's outputs as the event log shows them, each secret as the string `[secret]`
+    /// (the CLI adapter's one form for it); `None` until seen.
+    pub stack_outputs: Option<serde_json::Map<String, serde_json::Value>>,
     /// What the language host wrote to stderr (`info#err` diagnostics): where a program's own
     /// error is when the CLI reports no `error` diagnostic. Bounded.
     pub host_stderr: Vec<String>,

@@ -31,6 +31,8 @@ pub struct OperationOutcome {
     pub progress: OperationProgress,
     /// Why it failed, in the CLI's own words; set whenever `succeeded` is false.
     pub failure: Option<FailureDetail>,
+    /// Upstream projects never deployed whose `mock_outputs` a `preview` read instead.
+    pub mocked: Vec<String>,
 }
 
 impl OperationOutcome {
@@ -99,6 +101,16 @@ pub trait ProjectCli: Send + Sync + 'static {
     /// is provably gone, else names the holder.
     fn recheck_stack_lock(&self, _project: &Project, _stack: &StackTarget) -> impl Future<Output = LockRecheck> + Send {
         async { LockRecheck::Unknown }
+    }
+
+    /// A salted digest of what the project's program gets besides upstream outputs: its folder,
+    /// its stack config, its environment, the CLI. `None` when it cannot tell: it then runs.
+    fn input_digest(
+        &self,
+        _project: &Project,
+        _salt: &super::DigestSalt,
+    ) -> impl Future<Output = Option<String>> + Send {
+        async { None }
     }
 
     /// When `project` last succeeded with `operation` on this stack before this run.

@@ -24,6 +24,8 @@ pub struct LifecycleContext {
     /// Every project of the run's plan: a `destroy` never brings back up (as a prerequisite) a
     /// stack it removes.
     pub planned: Vec<ProjectPath>,
+    /// Which dependents need not run, and what each successful `up` saw.
+    pub unchanged: super::UnchangedRule,
 }
 
 /// One project's way through a run, as steps: prerequisites, stack creation, the operation and
@@ -117,6 +119,7 @@ impl ReportBuilder {
             attempts: self.attempts,
             retried: self.retried.clone(),
             operation: self.operation,
+            seen: None,
         }
     }
 
@@ -145,9 +148,21 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         cancellation: Cancellation,
     ) -> ProjectReport {
         let project = self.context.graph.project(node).clone();
+        let as_prerequisite = operation != self.context.operation;
+        let graph = &self.context.graph;
+        let upstream: Vec<ProjectPath> =
+            graph.dependencies(node).into_iter().map(|node| graph.project(node).path.clone()).collect();
+        let inputs = match operation {
+            Operation::Up => self.cli.input_digest(&project, &self.context.unchanged.salt).await,
+            _ => None,
+        };
+        if operation == Operation::Up && !as_prerequisite {
+            if let Some(reason) = self.context.unchanged.skip_reason(&project.path, &upstream, inputs.as_deref()) {
+                return ProjectReport::not_run(project.path.clone(), ProjectResult::Unchanged, reason);
+            }
+        }
         let started = SystemTime::now();
         events.send(ExecutionEvent::ProjectStarted { project: project.path.clone(), attempt: 1, at: started }).await;
-        let as_prerequisite = operation != self.context.operation;
         let mut report = ReportBuilder {
             project: project.path.clone(),
             started,
@@ -241,7 +256,21 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         if operation == Operation::Destroy {
             self.note_destroyed(&project);
         }
-        report.finish(ProjectResult::Succeeded, &outcome.progress, None, None)
+        let outputs = outcome.progress.stack_outputs.as_ref();
+        let unchanged = &self.context.unchanged;
+        let seen = match operation {
+            Operation::Up => {
+                let fresh = format!("{}@{:?}", project.path, SystemTime::now());
+                Some(unchanged.record_up(&project.path, &upstream, inputs, outputs, &fresh))
+            }
+            Operation::Refresh => unchanged.record_refresh(&project.path, outputs),
+            _ => None,
+        };
+        let mocked = (!outcome.mocked.is_empty())
+            .then(|| format!("with mock outputs of {} (never deployed)", outcome.mocked.join(", ")));
+        let mut finished = report.finish(ProjectResult::Succeeded, &outcome.progress, mocked, None);
+        finished.seen = seen;
+        finished
     }
 
     /// Its stack is gone (or never was): no prerequisite of this destroy brings it back.

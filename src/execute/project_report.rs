@@ -17,6 +17,9 @@ pub enum ProjectResult {
     /// success: a check pointed at the wrong stack must not pass.
     #[serde(rename = "not deployed")]
     NotDeployed,
+    /// Not run: only a dependent in this run, its own inputs and the upstream outputs it reads
+    /// are what its last successful `up` saw. Neither a success with changes nor left to resume.
+    Unchanged,
 }
 
 impl ProjectResult {
@@ -27,13 +30,20 @@ impl ProjectResult {
             ProjectResult::Skipped => "skipped",
             ProjectResult::Cancelled => "cancelled",
             ProjectResult::NotDeployed => "not deployed",
+            ProjectResult::Unchanged => "unchanged",
         }
+    }
+
+    /// Whether it ended as it should, with nothing left for `--resume`: the one rule the footer,
+    /// the summary, the reports and the resume point share (`history::ProjectState::is_done`).
+    pub fn is_done(self) -> bool {
+        matches!(self, ProjectResult::Succeeded | ProjectResult::Unchanged)
     }
 
     /// Whether what waits on this project may start: a missing stack stops nobody from
     /// finding out that theirs is missing too.
     pub fn lets_dependents_run(self) -> bool {
-        matches!(self, ProjectResult::Succeeded | ProjectResult::NotDeployed)
+        matches!(self, ProjectResult::Succeeded | ProjectResult::NotDeployed | ProjectResult::Unchanged)
     }
 }
 
@@ -64,6 +74,9 @@ pub struct ProjectReport {
     pub retried: Vec<String>,
     /// Set when it differs from the run's: a prerequisite runs as an `up` in any run.
     pub operation: Option<crate::plan::Operation>,
+    /// What a successful `up` (or `refresh`) saw, as salted digests, for the history to keep.
+    #[serde(skip)]
+    pub seen: Option<super::SeenInputs>,
 }
 
 impl ProjectReport {
@@ -79,6 +92,7 @@ impl ProjectReport {
             attempts: 0,
             retried: Vec::new(),
             operation: None,
+            seen: None,
         }
     }
 }

@@ -26,6 +26,8 @@ pub struct ScriptedCli {
     /// Stack folders an operation runs on right now, and every time one was entered twice.
     pub active: Mutex<Vec<String>>,
     pub overlaps: Mutex<Vec<String>>,
+    /// What `input_digest` says per project; none: it cannot tell.
+    pub inputs: HashMap<String, String>,
 }
 
 impl ScriptedCli {
@@ -99,6 +101,10 @@ impl ProjectCli for ScriptedCli {
     async fn read_outputs(&self, stack: &StackTarget) -> Result<StackOutputs, String> {
         self.call(format!("outputs {}", stack.name));
         Ok(StackOutputs::new())
+    }
+
+    async fn input_digest(&self, project: &Project, _: &super::DigestSalt) -> Option<String> {
+        self.inputs.get(project.path.as_str()).cloned()
     }
 
     fn last_success(&self, project: &ProjectPath, operation: Operation) -> Option<SystemTime> {

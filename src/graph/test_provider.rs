@@ -33,6 +33,8 @@ pub fn test_provider(projects: &[(&str, Phase, &[&str])]) -> Provider {
                 targets: Vec::new(),
                 target_dependents: false,
                 refresh: false,
+                always_run: false,
+                mock_outputs: Default::default(),
                 prerequisites: Vec::new(),
                 dir: None,
                 only_as_prerequisite: false,

@@ -59,7 +59,7 @@ impl ResumePoint {
     /// Each planned project's latest result over the runs, and those that did not succeed
     /// (or never ended): what `--resume` runs again, before what waited on them is added.
     pub fn unfinished(&self) -> Vec<String> {
-        self.latest().into_iter().filter(|(_, state)| *state != ProjectState::Succeeded).map(|(path, _)| path).collect()
+        self.latest().into_iter().filter(|(_, state)| !state.is_done()).map(|(path, _)| path).collect()
     }
 
     /// The latest planned result of every project the runs planned. A prerequisite's own `up`
@@ -153,6 +153,13 @@ mod tests {
         let runs = [destroy.clone(), run("3", 300.0, Up, &[("a", Succeeded)])];
         assert!(matches!(ResumeBasis::of(&runs, Destroy), ResumeBasis::Superseded { .. }));
         assert_eq!(ResumeBasis::of(std::slice::from_ref(&up), Destroy), ResumeBasis::Nothing);
+    }
+
+    #[test]
+    fn a_dependent_skipped_as_unchanged_is_never_left_to_resume() {
+        let up = run("1", 100.0, Up, &[("network", Failed), ("cluster", ProjectState::Unchanged), ("db", Succeeded)]);
+        let ResumeBasis::Continue(point) = ResumeBasis::of(&[up], Up) else { panic!() };
+        assert_eq!(point.unfinished(), ["network"]);
     }
 
     #[test]

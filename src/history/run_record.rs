@@ -39,9 +39,16 @@ pub enum ProjectState {
     Cancelled,
     #[serde(rename = "not deployed")]
     NotDeployed,
+    /// Skipped because nothing it reads changed: done, never resumed.
+    Unchanged,
 }
 
 impl ProjectState {
+    /// Ended as it should: `--resume` leaves it alone. Agrees with `ProjectResult::is_done`.
+    pub fn is_done(self) -> bool {
+        matches!(self, ProjectState::Succeeded | ProjectState::Unchanged)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ProjectState::Pending => "pending",
@@ -51,6 +58,7 @@ impl ProjectState {
             ProjectState::Skipped => "skipped",
             ProjectState::Cancelled => "cancelled",
             ProjectState::NotDeployed => "not deployed",
+            ProjectState::Unchanged => "unchanged",
         }
     }
 }
@@ -63,6 +71,7 @@ impl From<ProjectResult> for ProjectState {
             ProjectResult::Skipped => ProjectState::Skipped,
             ProjectResult::Cancelled => ProjectState::Cancelled,
             ProjectResult::NotDeployed => ProjectState::NotDeployed,
+            ProjectResult::Unchanged => ProjectState::Unchanged,
         }
     }
 }
@@ -171,5 +180,41 @@ impl RunRecord {
             .filter(|record| record.result != ProjectState::Succeeded)
             .map(|record| record.project.as_str())
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every result a run can end a project with: `--resume`, the footer's "left to run", the
+    /// summary and the history agree on which are done (an `unchanged` project is never pending).
+    #[test]
+    fn every_result_is_done_in_the_record_exactly_when_it_is_done_in_the_run() {
+        let all = [
+            ProjectResult::Succeeded,
+            ProjectResult::Failed,
+            ProjectResult::Skipped,
+            ProjectResult::Cancelled,
+            ProjectResult::NotDeployed,
+            ProjectResult::Unchanged,
+        ];
+        for result in all {
+            // A new variant must be listed above: this match fails to compile without it.
+            match result {
+                ProjectResult::Succeeded
+                | ProjectResult::Failed
+                | ProjectResult::Skipped
+                | ProjectResult::Cancelled
+                | ProjectResult::NotDeployed
+                | ProjectResult::Unchanged => {}
+            }
+            let state = ProjectState::from(result);
+            assert_eq!(state.is_done(), result.is_done(), "{result:?}");
+            assert_eq!(state.as_str(), result.as_str());
+            let json = serde_json::to_string(&state).unwrap();
+            assert_eq!(serde_json::from_str::<ProjectState>(&json).unwrap(), state);
+        }
+        assert!(ProjectResult::Unchanged.is_done() && ProjectResult::Unchanged.lets_dependents_run());
     }
 }

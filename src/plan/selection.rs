@@ -19,6 +19,8 @@ pub struct Selection {
     /// The projects that change affects (found by `commands::affected_projects`); they and
     /// their dependents narrow the selection.
     pub affected: Option<Vec<String>>,
+    /// `--no-skip-unchanged`: dependents run even when nothing they read changed.
+    pub no_skip_unchanged: bool,
 }
 
 impl Selection {

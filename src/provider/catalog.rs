@@ -277,6 +277,12 @@ impl ProviderCatalog {
             if let Some(pool) = amendment.pool {
                 project.pool = Some(pool);
             }
+            if let Some(always_run) = amendment.always_run {
+                project.always_run = always_run;
+            }
+            for (name, value) in amendment.mock_outputs {
+                project.mock_outputs.insert(name, serde_json::to_value(value).unwrap_or_default());
+            }
             check_cluster_marks(project, &at(spanned_start))?;
             let mut present: HashSet<ProjectPath> = project.depends_on.iter().cloned().collect();
             for dependency in amendment.depends_on {

@@ -1,3 +1,5 @@
+#[cfg(test)]
+mod amendment_tests;
 mod builtin_providers;
 mod catalog;
 mod config_key;

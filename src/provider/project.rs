@@ -38,6 +38,11 @@ pub struct Project {
     pub target_dependents: bool,
     /// `up --refresh`: refresh state before updating.
     pub refresh: bool,
+    /// Its program reads data from outside its stack's inputs: never skipped as unchanged.
+    pub always_run: bool,
+    /// Outputs a `preview` of a dependent reads while this project's stack was never deployed;
+    /// `up` never uses them. Values as JSON.
+    pub mock_outputs: std::collections::BTreeMap<String, serde_json::Value>,
     /// Projects that must have succeeded (an `up`) within a window before this one runs.
     pub prerequisites: Vec<Prerequisite>,
     /// The program's folder when it differs from `path`: a prerequisite can run another

@@ -84,6 +84,12 @@ impl ProjectConversion<'_> {
             targets: raw.targets,
             target_dependents: raw.target_dependents,
             refresh: raw.refresh,
+            always_run: raw.always_run,
+            mock_outputs: raw
+                .mock_outputs
+                .iter()
+                .map(|(name, value)| (name.clone(), serde_json::to_value(value).unwrap_or_default()))
+                .collect(),
             prerequisites,
             description: raw.description.unwrap_or_else(|| path.short_name().to_string()),
             phase: raw.phase,

@@ -68,6 +68,10 @@ pub(super) struct ProjectFile {
     #[serde(default)]
     pub refresh: bool,
     #[serde(default)]
+    pub always_run: bool,
+    #[serde(default)]
+    pub mock_outputs: std::collections::BTreeMap<String, toml::Value>,
+    #[serde(default)]
     pub prerequisites: Vec<PrerequisiteFile>,
     pub dir: Option<Spanned<String>>,
     #[serde(default)]
@@ -120,6 +124,9 @@ pub(super) struct AmendmentFile {
     pub provides_cluster: Option<bool>,
     pub needs_cluster: Option<bool>,
     pub pool: Option<String>,
+    pub always_run: Option<bool>,
+    #[serde(default)]
+    pub mock_outputs: std::collections::BTreeMap<String, toml::Value>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -21,9 +21,10 @@ pub enum EngineEvent {
         urn: String,
         op: String,
     },
-    /// The stack's own outputs are known: the names Pulumi shows as `[secret]`.
+    /// The stack's own outputs, each secret as the string `[secret]`, and the secrets' names.
     StackOutputs {
         secret_names: Vec<String>,
+        outputs: serde_json::Map<String, Value>,
     },
     /// A resource step failed.
     ResourceFailed {
@@ -119,10 +120,13 @@ pub fn parse_event_line(line: &str) -> Option<EngineEvent> {
     }
     if let Some(step) = parsed.resource_outputs {
         if step.metadata.urn.contains("::pulumi:pulumi:Stack::") {
-            if let Some(outputs) = step.metadata.new.and_then(|state| state.outputs) {
-                let secret_names =
-                    outputs.into_iter().filter(|(_, value)| is_secret_value(value)).map(|(name, _)| name).collect();
-                return Some(EngineEvent::StackOutputs { secret_names });
+            if let Some(mut outputs) = step.metadata.new.and_then(|state| state.outputs) {
+                let secret = |(name, value): (&String, &mut Value)| {
+                    let hidden = is_secret_value(value).then(|| std::mem::replace(value, "[secret]".into()));
+                    hidden.map(|_| name.clone())
+                };
+                let secret_names: Vec<String> = outputs.iter_mut().filter_map(secret).collect();
+                return Some(EngineEvent::StackOutputs { secret_names, outputs });
             }
         }
         return Some(EngineEvent::ResourceOutputs { urn: step.metadata.urn, op: step.metadata.op });

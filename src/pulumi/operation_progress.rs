@@ -42,7 +42,10 @@ impl OperationProgress {
                 self.result.clone_from(result);
                 self.is_preview = *is_preview;
             }
-            EngineEvent::StackOutputs { secret_names } => self.secret_outputs = Some(secret_names.clone()),
+            EngineEvent::StackOutputs { secret_names, outputs } => {
+                self.secret_outputs = Some(secret_names.clone());
+                self.stack_outputs = Some(outputs.clone());
+            }
             EngineEvent::Cancel => self.finished = true,
             _ => {}
         }
@@ -74,5 +77,25 @@ mod tests {
             is_preview: None,
         });
         assert_eq!(progress.changes().created, 7, "Pulumi's summary wins when there is one");
+    }
+
+    /// Captured from the real CLI (tests/fixtures/pulumi-events/README.md): the stack's op is
+    /// `same` either way; a changed output shows only in its value, a secret never does.
+    #[test]
+    fn stack_outputs_of_the_real_cli_show_a_change_only_in_their_values() {
+        let read = |name: &str| {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pulumi-events").join(name);
+            let mut progress = OperationProgress::default();
+            for line in std::fs::read_to_string(path).unwrap().lines() {
+                if let Some(event) = crate::pulumi::parse_event_line(line) {
+                    progress.apply(&event);
+                }
+            }
+            progress.stack_outputs.unwrap()
+        };
+        let (same, changed) = (read("real__up-outputs-unchanged.jsonl"), read("real__up-output-changed.jsonl"));
+        assert_eq!(same["token"], "[secret]", "a secret has one form, whatever the CLI wrote");
+        assert_eq!(same["token"], changed["token"]);
+        assert_ne!(same["name"], changed["name"], "the plain output that changed");
     }
 }

@@ -129,6 +129,7 @@ impl PulumiCli {
             stack_missing: !succeeded && process.output_mentions(NO_STACK),
             failure: (!succeeded).then(|| failure_summary(operation, &process, self.log_path(project))),
             progress: process.progress,
+            mocked: Vec::new(),
         }
     }
 }
@@ -226,11 +227,19 @@ impl ProjectCli for PulumiCli {
             let stale = event_log.clone();
             let _ = tokio::task::spawn_blocking(move || std::fs::remove_file(stale)).await;
         }
+        let mocks = match super::mock_backend::mock_outputs(&self.context, project, operation).await {
+            Ok(mocks) => mocks,
+            Err(failure) => return OperationOutcome { failure: Some(failure), ..Default::default() },
+        };
+        let env = match &mocks {
+            Some(mocks) => &mocks.environment,
+            None => self.context.environment.vars(),
+        };
         let process = PulumiProcess {
             program: &self.context.pulumi,
             args: self.operation_args(project, stack, operation, &event_log),
             cwd: &stack.dir,
-            env: self.context.environment.vars(),
+            env,
             event_log: Some(event_log.clone()),
             project: &project.path,
             mask: Some(&self.context.mask),
@@ -246,7 +255,9 @@ impl ProjectCli for PulumiCli {
         if let Err(message) = masked {
             events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
         }
-        self.outcome(project, operation, process)
+        let mut outcome = self.outcome(project, operation, process);
+        outcome.mocked = mocks.map(|mocks| mocks.upstream).unwrap_or_default();
+        outcome
     }
 
     async fn read_outputs(&self, stack: &StackTarget) -> Result<StackOutputs, String> {
@@ -290,6 +301,17 @@ impl ProjectCli for PulumiCli {
         .await
         .ok()
         .flatten()
+    }
+
+    async fn input_digest(&self, project: &Project, salt: &crate::execute::DigestSalt) -> Option<String> {
+        let context = &self.context;
+        let folder = context.provider.dir_of(project);
+        let stack_files = vec![context.stack_config_file.clone()];
+        let (environment, pulumi, salt) = (context.environment.vars().clone(), context.pulumi.clone(), salt.clone());
+        tokio::task::spawn_blocking(move || super::input_digest(&salt, &folder, &stack_files, &environment, &pulumi))
+            .await
+            .ok()
+            .flatten()
     }
 
     fn last_success(&self, project: &ProjectPath, operation: Operation) -> Option<SystemTime> {

@@ -22,6 +22,10 @@ pub struct ProjectChanges {
     pub unnamed_changes: u64,
     /// Pulumi's error for a failed project; the reason for a skipped or cancelled one.
     pub error: Option<String>,
+    /// What a reader must know about a project that succeeded: a preview that read the mock
+    /// outputs of an upstream project never deployed, a dependent skipped as unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl ProjectChanges {
@@ -63,7 +67,7 @@ impl ChangeReport {
                 let counted = report.changes.total_changed();
                 let unnamed_changes = counted.saturating_sub(resources.len() as u64);
                 let error = match report.result {
-                    ProjectResult::Succeeded => None,
+                    ProjectResult::Succeeded | ProjectResult::Unchanged => None,
                     ProjectResult::Failed => report.failure.as_ref().map(|failure| {
                         let mut text = failure.summary.clone();
                         for diagnostic in failure.diagnostics.iter().skip(1) {
@@ -86,6 +90,7 @@ impl ChangeReport {
                     resources,
                     unnamed_changes,
                     error,
+                    note: report.result.is_done().then(|| report.reason.clone()).flatten(),
                 }
             })
             .collect();
@@ -115,7 +120,7 @@ impl ChangeReport {
         let changed: Vec<&ProjectChanges> = self.projects.iter().filter(|p| p.has_changes()).collect();
         let (noun, none) = self.noun();
         if changed.is_empty() {
-            if self.projects.iter().all(|p| p.result == ProjectResult::Succeeded) {
+            if self.projects.iter().all(|p| p.result.is_done()) {
                 let _ = writeln!(out, "{none} in {}", crate::text::counted(self.projects.len(), "project"));
             }
             return out;
@@ -158,9 +163,9 @@ impl ChangeReport {
         }
         let changed: Vec<&ProjectChanges> = self.projects.iter().filter(|p| p.has_changes()).collect();
         let failed: Vec<&ProjectChanges> =
-            self.projects.iter().filter(|p| p.result != ProjectResult::Succeeded && !p.has_changes()).collect();
+            self.projects.iter().filter(|p| !p.result.is_done() && !p.has_changes()).collect();
         let unchanged: Vec<&ProjectChanges> =
-            self.projects.iter().filter(|p| p.result == ProjectResult::Succeeded && !p.has_changes()).collect();
+            self.projects.iter().filter(|p| p.result.is_done() && !p.has_changes()).collect();
         let total: usize = changed.iter().map(|p| p.resources.len() + p.unnamed_changes as usize).sum();
         let verb = if self.operation == Operation::Drift { "drifted in" } else { "change" };
         let _ = writeln!(
@@ -176,6 +181,9 @@ impl ChangeReport {
         }
         for project in &changed {
             let _ = writeln!(out, "### {}: {}\n", code(&project.project), counts_text(project, noun));
+            if let Some(note) = &project.note {
+                let _ = writeln!(out, "> {}: {note}\n", project.result.as_str());
+            }
             let _ = writeln!(out, "| create | update | replace | delete |\n|---:|---:|---:|---:|");
             let _ = writeln!(
                 out,
@@ -207,7 +215,13 @@ impl ChangeReport {
             out.push('\n');
         }
         if !unchanged.is_empty() {
-            let names: Vec<String> = unchanged.iter().map(|p| code(&p.project)).collect();
+            let names: Vec<String> = unchanged
+                .iter()
+                .map(|p| match &p.note {
+                    Some(note) => format!("{} ({} {note})", code(&p.project), p.result.as_str()),
+                    None => code(&p.project),
+                })
+                .collect();
             let _ = writeln!(out, "{} ({}): {}\n", capitalized(none), unchanged.len(), names.join(", "));
         }
         out
@@ -303,6 +317,7 @@ mod tests {
                     resources: vec![change(ChangeKind::Delete, "old"), change(ChangeKind::Create, "new")],
                     unnamed_changes: 0,
                     error: None,
+                    note: None,
                 },
                 ProjectChanges {
                     project: "infra/eks".into(),
@@ -310,6 +325,7 @@ mod tests {
                     resources: Vec::new(),
                     unnamed_changes: 0,
                     error: None,
+                    note: None,
                 },
                 ProjectChanges {
                     project: "apps/web".into(),
@@ -317,6 +333,7 @@ mod tests {
                     resources: Vec::new(),
                     unnamed_changes: 0,
                     error: Some("error: boom ```".into()),
+                    note: None,
                 },
             ],
         }
@@ -331,6 +348,17 @@ mod tests {
         assert!(failed < delete && delete < create, "{text}");
         assert!(text.contains("No changes (1): `infra/eks`"), "{text}");
         assert!(text.contains("````\nerror: boom ```\n````"), "{text}");
+    }
+
+    #[test]
+    fn markdown_says_which_preview_read_mock_outputs_and_which_project_was_unchanged() {
+        let mut report = report();
+        report.projects[0].note = Some("with mock outputs of infra/net (never deployed)".into());
+        report.projects[1].result = ProjectResult::Unchanged;
+        report.projects[1].note = Some("outputs of infra/vpc are the same".into());
+        let text = report.markdown();
+        assert!(text.contains("> succeeded: with mock outputs of infra/net (never deployed)\n"), "{text}");
+        assert!(text.contains("`infra/eks` (unchanged outputs of infra/vpc are the same)"), "{text}");
     }
 
     #[test]

@@ -62,7 +62,7 @@ fn status_of(report: &ProjectReport) -> TestCaseStatus {
             status.set_message(format!("not deployed: {}", report.reason.as_deref().unwrap_or_default()));
             status
         }
-        ProjectResult::Skipped | ProjectResult::Cancelled => {
+        ProjectResult::Skipped | ProjectResult::Cancelled | ProjectResult::Unchanged => {
             let mut status = TestCaseStatus::skipped();
             status.set_message(format!("{}: {}", report.result.as_str(), report.reason.as_deref().unwrap_or_default()));
             status

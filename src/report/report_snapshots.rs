@@ -173,6 +173,21 @@ fn not_deployed_events() -> Vec<ExecutionEvent> {
     ]
 }
 
+/// An affected `up` whose dependents read nothing that changed: `unchanged` is done, never resumed.
+fn unchanged_events() -> Vec<ExecutionEvent> {
+    let skipped = |project: &str, upstream: &str| {
+        ProjectReport::not_run(path(project), ProjectResult::Unchanged, format!("outputs of {upstream} are the same"))
+    };
+    vec![
+        run_started(&["infrastructure/vpc", "infrastructure/cluster", "kubernetes/app"]),
+        started("infrastructure/vpc", 1, 10),
+        finished(ran("infrastructure/vpc", ProjectResult::Succeeded, 10, 2_100)),
+        finished(skipped("infrastructure/cluster", "infrastructure/vpc")),
+        finished(skipped("kubernetes/app", "infrastructure/cluster")),
+        ExecutionEvent::RunFinished { at: at(2_200), interrupted: false },
+    ]
+}
+
 fn summary_of(events: &[ExecutionEvent]) -> RunSummary {
     let mut summary = RunSummary::default();
     for event in events {
@@ -262,6 +277,7 @@ scenario_tests! {
     failure => failure_events,
     cancel => cancel_events,
     not_deployed => not_deployed_events,
+    unchanged => unchanged_events,
 }
 
 #[test]

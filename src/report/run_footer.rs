@@ -26,7 +26,7 @@ pub fn run_footer(summary: &RunSummary, resume_command: &str, cwd: Option<&Path>
             installed.project
         );
     }
-    let unfinished = summary.reports.iter().filter(|report| report.result != ProjectResult::Succeeded).count();
+    let unfinished = summary.reports.iter().filter(|report| !report.result.is_done()).count();
     if unfinished > 0 {
         let _ = writeln!(out, "next: `{resume_command}` runs the {} left", counted(unfinished, "project"));
     }
@@ -41,6 +41,7 @@ fn totals(summary: &RunSummary) -> String {
         ProjectResult::Skipped,
         ProjectResult::Cancelled,
         ProjectResult::NotDeployed,
+        ProjectResult::Unchanged,
     ]
     .map(|result| (summary.count(result) as u64, result.as_str()));
     let text = nonzero_counts(&counts);

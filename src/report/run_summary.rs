@@ -55,7 +55,7 @@ impl RunSummary {
     pub fn all_succeeded(&self) -> bool {
         // An empty report list is success only when nothing was planned.
         let nothing_planned = self.info.as_ref().is_some_and(|info| info.projects.is_empty());
-        self.reports.iter().all(|report| report.result == ProjectResult::Succeeded)
+        self.reports.iter().all(|report| report.result.is_done())
             && (!self.reports.is_empty() || nothing_planned)
             && self.faults.is_empty()
     }
@@ -100,6 +100,10 @@ impl RunSummary {
             self.count(ProjectResult::Skipped),
             self.count(ProjectResult::Cancelled),
         );
+        let unchanged = self.count(ProjectResult::Unchanged);
+        if unchanged > 0 {
+            let _ = write!(out, ", {unchanged} unchanged");
+        }
         let not_deployed = self.count(ProjectResult::NotDeployed);
         if not_deployed > 0 {
             let _ = write!(out, ", {not_deployed} not deployed");

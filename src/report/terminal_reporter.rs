@@ -78,6 +78,7 @@ impl TerminalReporter {
             ProjectResult::Skipped => style.yellow().apply_to("-"),
             ProjectResult::Cancelled => style.yellow().apply_to("!"),
             ProjectResult::NotDeployed => style.red().apply_to("∅"),
+            ProjectResult::Unchanged => style.green().apply_to("="),
         };
         let duration = if report.started.is_some() { format_duration(report.duration) } else { String::new() };
         let mut why = Vec::new();

@@ -56,5 +56,6 @@ mod stopping_children_test;
 mod team_workflows_test;
 mod terminal_colour_test;
 mod terminal_session_test;
+mod unchanged_test;
 mod unlock_test;
 mod validate_test;

@@ -26,7 +26,22 @@ pub fn select_with_affected(
     selection: &Selection,
     stack: Option<&str>,
 ) -> Result<BTreeSet<NodeIndex>> {
-    let Some(since) = &selection.affected_since else { return selection.resolve(&loaded.graph) };
+    select_with_seeds(settings, loaded, selection, stack).map(|(selected, _)| selected)
+}
+
+/// The selection, and the part of it that is there for itself: what is left is there only as a
+/// dependent (`--with-dependents`, or downstream of what `--affected` found changed).
+pub fn select_with_seeds(
+    settings: &Settings,
+    loaded: &LoadedProvider,
+    selection: &Selection,
+    stack: Option<&str>,
+) -> Result<(BTreeSet<NodeIndex>, BTreeSet<NodeIndex>)> {
+    let graph = &loaded.graph;
+    let without_dependents = Selection { with_dependents: false, ..selection.clone() };
+    let Some(since) = &selection.affected_since else {
+        return Ok((selection.resolve(graph)?, without_dependents.resolve(graph)?));
+    };
     let changes = GitChanges::since(settings.root.path(), since)?;
     let shared = shared_files(settings, stack);
     let affected = affected_by(loaded, &shared, &changes.files, &|path| changes.text_at_base(path));
@@ -59,7 +74,17 @@ pub fn select_with_affected(
         );
     }
     crate::text::stderr_line!("affected: {} of {} projects selected", selected.len(), loaded.graph.len());
-    Ok(selected)
+    let seeds = match &affected.everything {
+        Some(_) => selected.clone(),
+        // What changed, and what it needs that was asked for (`--with-dependencies`).
+        None => {
+            let direct =
+                affected.projects.keys().filter_map(|path| graph.node_of(&crate::provider::ProjectPath::new(path)));
+            let needed = crate::plan::closure(graph, direct, |node| graph.dependencies(node));
+            selected.intersection(&needed).copied().collect()
+        }
+    };
+    Ok((selected, seeds))
 }
 
 /// The files every project reads: the environment file and the shared stack file(s).

@@ -40,7 +40,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let mut environment = ChildEnvironment::build(std::env::vars(), &run.stack.environment, &settings.root);
     let backend = Backend::from_environment(&environment);
     let store = RunStore::new(&settings.root.state_dir());
-    let selected = select_projects(settings, run, &loaded, &store)?;
+    let (selected, seeds) = select_projects(settings, run, &loaded, &store)?;
     let stored_secrets = StoredConfigSecrets::start(stack_files(settings, run, &loaded, &backend), &environment);
     let context = RunContext {
         settings,
@@ -118,8 +118,13 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     // Outputs files (plain secrets) a killed runner's hooks left behind.
     crate::hooks::HookTempDir::remove_leftovers();
     let outputs = (cli.pulumi.clone(), cli.environment.clone(), cli.mask.clone());
-    let summary = execute_plan(settings, run, &loaded, plan, cli, store.clone(), recovered_locks)?;
+    let unchanged =
+        crate::commands::run::unchanged_skip::unchanged_rule(settings, run, &loaded, &selected, &seeds, &backend)?;
+    let summary = execute_plan(settings, run, &loaded, plan, cli, store.clone(), (recovered_locks, unchanged))?;
     report_stack_locks(&loaded, &backend, &run.stack.stack, &summary);
+    if let Err(err) = crate::commands::run::unchanged_skip::save_seen(settings, run, &loaded, &summary) {
+        crate::text::stderr_line!("warning: what this run saw was not kept (the next run runs its dependents): {err}");
+    }
     drop(lock);
     let table_on_stdout = !(settings.style.interactive_terminal && settings.style.stdout_terminal);
     let status = finish_run(run, &summary, table_on_stdout)?;
@@ -193,7 +198,7 @@ fn execute_plan(
     plan: ExecutionPlan,
     mut cli: PulumiCliContext,
     store: RunStore,
-    recovered_locks: Vec<String>,
+    (recovered_locks, unchanged): (Vec<String>, crate::execute::UnchangedRule),
 ) -> Result<RunSummary> {
     let run_id = new_run_id();
     let log_dir = settings.root.state_dir().join("logs").join(&run_id);
@@ -219,6 +224,7 @@ fn execute_plan(
         environment: cli.environment.vars().clone(),
         mask: mask.clone(),
         planned: info.projects.clone(),
+        unchanged,
     };
     let lifecycle = ProjectLifecycle::new(PulumiCli::new(cli), context);
     let recorder = HistoryRecorder::new(store);
@@ -280,17 +286,20 @@ fn execute_plan(
     Ok(summary)
 }
 
-/// Everything, a `--only/--from/--exclude` part of the graph, or what the last run left undone.
+/// Everything, a `--only/--from/--exclude` part of the graph, or what the last run left undone;
+/// and the part of it that is there for itself, not only as a dependent.
 fn select_projects(
     settings: &Settings,
     run: &RunSettings,
     loaded: &LoadedProvider,
     store: &RunStore,
-) -> Result<BTreeSet<NodeIndex>> {
+) -> Result<(BTreeSet<NodeIndex>, BTreeSet<NodeIndex>)> {
     if !run.resume {
-        return crate::commands::select_with_affected(settings, loaded, &run.selection, Some(&run.stack.stack));
+        return crate::commands::select_with_seeds(settings, loaded, &run.selection, Some(&run.stack.stack));
     }
     let runs = store.runs_of(&loaded.provider.name, &run.stack.stack);
+    // A project skipped because what it waits on failed is there only as a dependent.
+    let mut waited: Vec<NodeIndex> = Vec::new();
     let (unfinished, resumed): (Vec<NodeIndex>, String) = match ResumeBasis::of(&runs, run.operation) {
         ResumeBasis::Continue(point) => {
             // The record is this copy's; the stacks may have moved on without it.
@@ -298,6 +307,9 @@ fn select_projects(
             let unfinished = point.unfinished();
             let ids: Vec<String> = point.run_ids().iter().map(|id| format!("`{id}`")).collect();
             let nodes = unfinished.iter().filter_map(|path| loaded.graph.node_of(&ProjectPath::new(path))).collect();
+            let latest = point.latest();
+            let skipped = latest.iter().filter(|(_, state)| **state == crate::history::ProjectState::Skipped);
+            waited = skipped.filter_map(|(path, _)| loaded.graph.node_of(&ProjectPath::new(path))).collect();
             (nodes, format!("run {}", ids.join(", ")))
         }
         ResumeBasis::Superseded { last, by } => {
@@ -324,13 +336,14 @@ fn select_projects(
     };
     // What waited on an unfinished project must run again too: dependents, or for destroy, dependencies.
     let graph = &loaded.graph;
+    let seeds: BTreeSet<NodeIndex> = unfinished.iter().copied().filter(|node| !waited.contains(node)).collect();
     let selected = if run.operation.is_reversed() {
         closure(graph, unfinished, |node| graph.dependencies(node))
     } else {
         closure(graph, unfinished, |node| graph.dependents(node))
     };
     crate::text::stderr_line!("resuming {resumed}: {} of {} projects left to run", selected.len(), graph.len());
-    Ok(selected)
+    Ok((selected, seeds))
 }
 
 fn mask_error(err: UserError, mask: &SecretMask) -> UserError {

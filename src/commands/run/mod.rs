@@ -11,3 +11,4 @@ pub(crate) mod preflight_gate;
 pub(crate) mod run_context;
 pub(crate) mod secret_mask;
 pub(crate) mod signals;
+pub(crate) mod unchanged_skip;
