@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every benchmark of the runner and rewrites BENCHMARKS.md at the repository root.
+# Runs every benchmark of the runner and replaces the generated tables of BENCHMARKS.md (the prose stays).
 #
 #   bash benches/run.sh
 #
@@ -11,14 +11,17 @@
 # 3. `show`/`validate` on a generated 5,000-project provider (and other sizes, to see growth),
 #    plus the scheduler's own CPU on large `up`s, 4. the runner's memory while 16 projects print
 #    100 MB each, 5. real end-to-end `up` of the `local` provider at parallelism 1 and 4.
-# Helpers: gen.py (repositories), measure.py (wall, RSS, CPU), machine.py, report.py (the file).
+# Helpers: gen.py (repositories), measure.py (wall, RSS, CPU), machine.py, report.py (the tables).
+# Every critical path and list schedule is the runner's own (`show --format json --durations`).
+# report.py replaces only the generated blocks of the benchmarks that ran; the prose of
+# BENCHMARKS.md and the blocks of the others stay as they are.
 #
 # Environment:
 #   BENCH_RUNS=3             timed runs per measurement (at least 3; figures are medians)
 #   BENCH_STREAM_BYTES=N     bytes each project prints in benchmark 4 (default 104857600)
 #   BENCH_BIG_N=N            projects in benchmark 3 (default 5000)
 #   BENCH_RULE_RUNS=7        runs of each variant in the cluster-rule comparison (at least 5)
-#   BENCH_ONLY="sched ..."   run a subset (sched rule prio procs scale stream e2e); the file then says "not run"
+#   BENCH_ONLY="sched ..."   run a subset (sched rule prio procs scale stream e2e); the others' tables stay
 #   BENCH_KEEP=1             keep the temporary folder with every raw result
 #   BENCH_OUT=FILE           write the report there instead of BENCHMARKS.md (for a subset run)
 # Needs Python 3 (standard library only), /usr/bin/time if present (else Python measures), and
@@ -108,6 +111,10 @@ fi
 # 1. scheduling efficiency with the fake CLI
 #    (1a, after it: the cluster rule against MARA's phase barrier on MARA's graph)
 
+plan_json() { # repo provider parallelism durations-file out: the runner's own critical path and schedule
+    "$RUNNER" --root "$1" show --provider "$2" --format json -j "$3" --durations "$4" > "$5"
+}
+
 fake_env() { # repo [cli-dir]: the environment every fake-CLI run uses
     export PATH="${2:-$FAKE_DIR}:$PYBIN:$ORIGINAL_PATH"
     export FAKE_PULUMI_SCRIPT="$1/script.json" FAKE_PULUMI_STATE="$1/state"
@@ -125,11 +132,14 @@ sched_bench() { # name graph cli parallelism [gen.py options...]
     mkdir -p "$out"
     if [ "$graph" = mara ]; then
         "$RUNNER" --root "$ROOT" show --provider aws --format json > "$WORK/aws-show.json"
-        python3 "$BENCH_DIR/gen.py" mara "$repo" --show-json "$WORK/aws-show.json" "${gen_extra[@]}"
+        python3 "$BENCH_DIR/gen.py" mara "$repo" --show-json "$WORK/aws-show.json" --variants "${gen_extra[@]}"
     else
-        python3 "$BENCH_DIR/gen.py" "$graph" "$repo" "$@" "${gen_extra[@]}"
+        python3 "$BENCH_DIR/gen.py" "$graph" "$repo" "$@" --variants "${gen_extra[@]}"
     fi
     cp "$repo/graph.json" "$out/graph.json"
+    plan_json "$repo" "$graph" "$parallelism" "$repo/durations.json" "$out/plan.json"
+    plan_json "$repo" "$graph-deps" "$parallelism" "$repo/durations.json" "$out/plan-deps.json"
+    plan_json "$repo" "$graph-barrier" "$parallelism" "$repo/durations.json" "$out/plan-barrier.json"
     printf '{"parallelism": %d, "cli": "%s"}\n' "$parallelism" "$cli" > "$out/settings.json"
     (
         fake_env "$repo" "$cli_dir"
@@ -144,6 +154,8 @@ sched_bench() { # name graph cli parallelism [gen.py options...]
                 --stdout "$repo/run-$i.out" --stderr "$repo/run-$i.err" \
                 -- "$RUNNER" "${args[@]}" --report "json=$out/report-$i.json"
             cp "$repo/state/invocations.jsonl" "$out/invocations-$i.jsonl" 2>/dev/null || true
+            # The critical path with the durations this run measured: the best any scheduler could do.
+            plan_json "$repo" "$graph" "$parallelism" "$out/report-$i.json" "$out/plan-run-$i.json" || true
         done
         if [ "$name" = mara ]; then
             for i in $(seq 1 "$RUNS"); do
@@ -197,11 +209,12 @@ if wants rule; then
     "$RUNNER" --root "$ROOT" show --provider aws --format json > "$WORK/aws-show.json"
     for variant in cluster barrier; do
         python3 "$BENCH_DIR/gen.py" mara "$WORK/rule-$variant" --show-json "$WORK/aws-show.json" \
-            --backend-stacks bench
+            --backend-stacks bench --variants
     done
-    toml="$WORK/rule-barrier/providers/mara.toml"
-    { echo "strict_phase_barrier = true"; cat "$toml"; } > "$toml.new" && mv "$toml.new" "$toml"
+    cp "$WORK/rule-barrier/providers/mara-barrier.toml" "$WORK/rule-barrier/providers/mara.toml"
     cp "$WORK/rule-cluster/graph.json" "$out/graph.json"
+    plan_json "$WORK/rule-cluster" mara-deps 4 "$WORK/rule-cluster/durations.json" "$out/plan-deps.json"
+    plan_json "$WORK/rule-cluster" mara-barrier 4 "$WORK/rule-cluster/durations.json" "$out/plan-barrier.json"
     printf '{"runs": %d, "parallelism": 4}\n' "$RULE_RUNS" > "$out/settings.json"
     rule_run() { # variant label
         local repo="$WORK/rule-$1"
@@ -234,6 +247,7 @@ if wants prio; then
     mkdir -p "$out"
     python3 "$BENCH_DIR/gen.py" random "$repo" --n 30 --seed 11 --backend-stacks bench
     cp "$repo/graph.json" "$out/graph.json"
+    plan_json "$repo" random 4 "$repo/durations.json" "$out/plan.json"
     (
         fake_env "$repo" "$BENCH_DIR/sleep-pulumi"
         args=(up --provider random --stack bench --non-interactive --parallelism 4)

@@ -205,6 +205,12 @@ pub struct ShowArguments {
     /// Accepted for MARA's `runner -p P -s S show-execution`; the plan does not depend on the stack.
     #[arg(long, short = 's', value_name = "NAME", hide = true)]
     pub stack: Option<String>,
+
+    /// Expected durations from FILE instead of the history: a `--report json` file, or any JSON
+    /// `{"projects": [{"project": PATH, "duration": SECONDS}]}`. Hidden: `benches/run.sh` plans
+    /// its generated graphs with their scripted durations through it.
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub durations: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

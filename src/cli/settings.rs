@@ -32,6 +32,8 @@ pub struct ShowSettings {
     pub pools: Vec<(String, usize)>,
     /// `-j`, as `up` takes it: the tree's header caps the widest wave with it.
     pub parallelism: usize,
+    /// `--durations FILE`: expected durations from a report instead of the history.
+    pub durations: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone)]
@@ -104,6 +106,7 @@ impl ShowSettings {
             selection: arguments.selection.into(),
             pools: arguments.pool,
             parallelism: usize::from(arguments.parallelism),
+            durations: arguments.durations,
         }
     }
 }

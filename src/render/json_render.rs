@@ -1,13 +1,15 @@
 use serde::Serialize;
 
 use crate::graph::ProjectGraph;
-use crate::plan::{CriticalPath, ExecutionPlan, Operation};
+use crate::plan::{forecast_remaining, CriticalPath, ExecutionPlan, Operation, StepProgress};
 use crate::provider::Provider;
 
 #[derive(Serialize)]
 struct ShowDocument<'a> {
     provider: &'a str,
     operation: Operation,
+    /// `-j`: what `expected.schedule_seconds` assumes.
+    parallelism: usize,
     order: Vec<&'a str>,
     waves: Vec<Vec<&'a str>>,
     projects: Vec<ProjectEntry<'a>>,
@@ -21,6 +23,9 @@ struct ExpectedEntry<'a> {
     critical_path_seconds: Option<f64>,
     critical_path: Vec<&'a str>,
     unknown: Vec<&'a str>,
+    /// The plan replayed at `parallelism` in the runner's start priority, unknown projects at
+    /// the mean of the known: the forecast a run starts with.
+    schedule_seconds: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -40,7 +45,8 @@ struct ProjectEntry<'a> {
 }
 
 /// The plan for scripts: `{"provider", "order", "waves", "projects": [{"path", "description", "phase", "depends_on"}]}`.
-pub fn json(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan) -> String {
+/// Fields are only ever added: `benches/report.py` and users' scripts read it.
+pub fn json(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan, parallelism: usize) -> String {
     let path = |node: usize| graph.project(node).path.as_str();
     let step = |node: usize| plan.step(node).expect("planned");
     let critical = CriticalPath::of(plan);
@@ -48,6 +54,7 @@ pub fn json(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan) -> 
     let document = ShowDocument {
         provider: &provider.name,
         operation: plan.operation,
+        parallelism,
         order: plan.order.iter().map(|&node| path(node)).collect(),
         waves: plan.waves.iter().map(|wave| wave.iter().map(|&node| path(node)).collect()).collect(),
         projects: plan
@@ -78,6 +85,8 @@ pub fn json(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan) -> 
                 critical.projects.iter().map(|&n| path(n)).collect()
             },
             unknown: critical.unknown.iter().map(|&n| path(n)).collect(),
+            schedule_seconds: forecast_remaining(plan, parallelism, &vec![StepProgress::Pending; plan.len()])
+                .map(seconds),
         },
     };
     let mut text = serde_json::to_string_pretty(&document).expect("plain data serialises");

@@ -58,7 +58,27 @@ fn header_caps_the_widest_wave_with_the_parallelism() {
 fn mara_aws_json() {
     let provider = mara_aws();
     let graph = ProjectGraph::build(&provider).unwrap();
-    insta::assert_snapshot!(super::json(&provider, &graph, &ExecutionPlan::full(&graph, Operation::Up)));
+    insta::assert_snapshot!(super::json(&provider, &graph, &ExecutionPlan::full(&graph, Operation::Up), 4));
+}
+
+/// With every duration known (`show --durations`, or the history), the JSON states what
+/// `benches/report.py` reads instead of scheduling by itself: the critical path, and the list
+/// schedule at `-j`, which is the total work one at a time and the critical path with a slot
+/// for everyone.
+#[test]
+fn mara_aws_json_with_durations() {
+    let provider = mara_aws();
+    let graph = ProjectGraph::build(&provider).unwrap();
+    let plan = ExecutionPlan::full(&graph, Operation::Up)
+        .with_expected(&|node| Some(std::time::Duration::from_secs(1 + node as u64 % 4)));
+    let expected = |parallelism| {
+        let json: serde_json::Value =
+            serde_json::from_str(&super::json(&provider, &graph, &plan, parallelism)).unwrap();
+        json["expected"].clone()
+    };
+    assert_eq!(expected(1)["schedule_seconds"], expected(1)["total_work_seconds"]);
+    assert_eq!(expected(15)["schedule_seconds"], expected(15)["critical_path_seconds"]);
+    insta::assert_snapshot!(super::json(&provider, &graph, &plan, 2));
 }
 
 #[test]

@@ -169,3 +169,35 @@ fn a_pipe_gets_the_width_columns_asks_for() {
     let (_, nonsense, _) = show_in_columns("aws", &[], Some("wide"));
     assert_eq!(nonsense, fixed, "a `COLUMNS` that is no number is ignored");
 }
+
+/// `--durations` (hidden; `benches/run.sh` uses it) plans with a `--report json` file's
+/// durations: the JSON states the critical path and the list schedule at `-j` that
+/// `benches/report.py` reads instead of scheduling by itself. A path the provider lacks is refused.
+#[test]
+fn durations_from_a_report_plan_the_critical_path_and_the_schedule() {
+    let report = tempfile::NamedTempFile::new().unwrap();
+    let projects: Vec<serde_json::Value> = order("local", "up")
+        .iter()
+        .map(|path| serde_json::json!({"project": path, "duration": 2.0, "result": "succeeded"}))
+        .collect();
+    std::fs::write(report.path(), serde_json::json!({"projects": projects}).to_string()).unwrap();
+    let file = report.path().to_str().unwrap();
+    let expected = |parallelism: &str| {
+        let (code, stdout, stderr) = show("local", &["--format", "json", "--durations", file, "-j", parallelism]);
+        assert_eq!(code, 0, "{stderr}");
+        let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(json["parallelism"].as_u64().unwrap().to_string(), parallelism);
+        json["expected"].clone()
+    };
+    let one = expected("1");
+    assert_eq!(one["total_work_seconds"].as_f64(), Some(2.0 * projects.len() as f64));
+    assert_eq!(one["schedule_seconds"], one["total_work_seconds"], "one at a time: the sum");
+    let wide = expected("64");
+    assert_eq!(wide["schedule_seconds"], wide["critical_path_seconds"], "a slot for everyone: the critical path");
+    assert!(wide["unknown"].as_array().unwrap().is_empty());
+
+    std::fs::write(report.path(), r#"{"projects": [{"project": "no/such", "duration": 1}]}"#).unwrap();
+    let (code, _, stderr) = show("local", &["--format", "json", "--durations", file]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no project `no/such` in provider `local`"), "{stderr}");
+}
