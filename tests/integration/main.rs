@@ -3,6 +3,7 @@
 mod kube_api_server;
 mod mara_checkout;
 mod object_store;
+mod snapshot;
 mod support;
 mod tmux_session;
 
