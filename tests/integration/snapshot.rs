@@ -110,7 +110,7 @@ impl Redactions {
             .with(r"\bpid (\d+)\b", "pid [PID]")
             .with(r#""pid": ?\d+"#, r#""pid": [PID]"#)
             // Pulumi's and its language host's versions (`v3.259.0`, `v1.38.1`).
-            .with(r"\bv\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?\b", "v[VERSION]")
+            .with(r"\bv\d+\.\d+\.\d+(?:-(?:alpha|beta|rc|dev)[0-9A-Za-z.]*)?\b", "v[VERSION]")
             .host_name()
     }
 
@@ -196,7 +196,7 @@ fn redactions_replace_what_differs_between_runs_and_machines() {
     let text = format!(
         "{root}/providers/demo.toml:3: bad\nHOME={root}/home/.pulumi\nrun 20261124T065235Z-26352 took 0.7s, then 1m 2s\n\
          ended 2026-11-24T06:52:35Z and 2026-11-24T06:52:35.123+01:00\nheld by pid 4242 on `{host}` as `me@{host}`\n\
-         write e.g. `\"30s\"` or `\"5m\"`\npulumi v3.259.0\n",
+         write e.g. `\"30s\"` or `\"5m\"`\npulumi v3.259.0, v3.260.0-dev.0 in pulumi-v3.259.0-yaml-v1.38.1\n",
         root = root.path().display(),
         host = gethostname::gethostname().to_string_lossy(),
     );
@@ -204,7 +204,7 @@ fn redactions_replace_what_differs_between_runs_and_machines() {
         redactions.apply(&text),
         "[ROOT]/providers/demo.toml:3: bad\nHOME=[HOME]/.pulumi\nrun [RUN_ID] took [DURATION], then [DURATION]\n\
          ended [TIME] and [TIME]\nheld by pid [PID] on `[HOST]` as `me@[HOST]`\n\
-         write e.g. `\"30s\"` or `\"5m\"`\npulumi v[VERSION]\n"
+         write e.g. `\"30s\"` or `\"5m\"`\npulumi v[VERSION], v[VERSION] in pulumi-v[VERSION]-yaml-v[VERSION]\n"
     );
     // A run id padded to a column keeps the column, whatever the pid's digits.
     let short = redactions.apply("20261124T065235Z-1       ok\n");
