@@ -71,8 +71,10 @@ struct Rule {
     pattern: Regex,
     replacement: String,
     /// A value padded to a column (`runner status`) keeps the column's width: the replacement
-    /// takes over the padding after it, so a 5-digit and a 7-digit pid line up the same.
-    keeps_width: bool,
+    /// takes over the padding after it, and is padded as the widest value (`widest` characters)
+    /// would be, so a column as wide as its widest value (`runner history`) lines up the same
+    /// whether the pid in a run id has 4 or 7 digits. `None`: replaced as any rule.
+    widest: Option<usize>,
 }
 
 impl Redactions {
@@ -103,8 +105,8 @@ impl Redactions {
         }
         redactions
             // `20261124T065235Z-26352`: the start in UTC and the pid.
-            .width_keeping(r"\b\d{8}T\d{6}Z-\d+\b", "[RUN_ID]")
-            .width_keeping(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?", "[TIME]")
+            .width_keeping(r"\b\d{8}T\d{6}Z-\d+\b", "[RUN_ID]", RUN_ID_WIDEST)
+            .width_keeping(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?", "[TIME]", 0)
             // `0.7s`, `1m 2s`, `1h 3m`, `120ms`; not a duration the user wrote in quotes (`"30s"`).
             .with(r#"(^|[^"\w.])(?:\d+h ?)?(?:\d+m ?)?\d+(?:\.\d+)?(?:ms|s|m|h)\b"#, "${1}[DURATION]")
             .with(r"\bpid (\d+)\b", "pid [PID]")
@@ -120,8 +122,8 @@ impl Redactions {
         self
     }
 
-    fn width_keeping(mut self, pattern: &str, replacement: &str) -> Self {
-        self.rules.push(Rule { keeps_width: true, ..Rule::new(&format!("(?:{pattern})( {{2,}})?"), replacement) });
+    fn width_keeping(mut self, pattern: &str, replacement: &str, widest: usize) -> Self {
+        self.rules.push(Rule { widest: Some(widest), ..Rule::new(&format!("(?:{pattern})( {{2,}})?"), replacement) });
         self
     }
 
@@ -160,26 +162,27 @@ impl Rule {
     fn new(pattern: &str, replacement: &str) -> Self {
         let pattern =
             Regex::new(&format!("(?m){pattern}")).unwrap_or_else(|err| panic!("redaction `{pattern}`: {err}"));
-        Rule { pattern, replacement: replacement.to_string(), keeps_width: false }
+        Rule { pattern, replacement: replacement.to_string(), widest: None }
     }
 
     fn apply(&self, text: &str) -> String {
-        if !self.keeps_width {
+        let Some(widest) = self.widest else {
             return self.pattern.replace_all(text, self.replacement.as_str()).into_owned();
-        }
+        };
         self.pattern
-            .replace_all(text, |captures: &Captures| {
-                let whole = captures[0].chars().count();
-                match captures.get(1) {
-                    Some(_) => {
-                        format!("{:width$}", self.replacement, width = (whole - 2).max(self.replacement.len()) + 2)
-                    }
-                    None => self.replacement.clone(),
+            .replace_all(text, |captures: &Captures| match captures.get(1) {
+                Some(_) => {
+                    let width = captures[0].chars().count().max(widest + 2).max(self.replacement.len() + 2);
+                    format!("{:width$}", self.replacement)
                 }
+                None => self.replacement.clone(),
             })
             .into_owned()
     }
 }
+
+/// `YYYYMMDDTHHMMSSZ-` and a pid below 2^22 (Linux's `pid_max` limit): 7 digits.
+pub const RUN_ID_WIDEST: usize = 17 + 7;
 
 /// Where the real `pulumi` is, if this machine has it (the redaction is harmless without).
 fn real_pulumi_dir() -> Option<std::path::PathBuf> {
@@ -206,10 +209,13 @@ fn redactions_replace_what_differs_between_runs_and_machines() {
          ended [TIME] and [TIME]\nheld by pid [PID] on `[HOST]` as `me@[HOST]`\n\
          write e.g. `\"30s\"` or `\"5m\"`\npulumi v[VERSION], v[VERSION] in pulumi-v[VERSION]-yaml-v[VERSION]\n"
     );
-    // A run id padded to a column keeps the column, whatever the pid's digits.
-    let short = redactions.apply("20261124T065235Z-1       ok\n");
-    let long = redactions.apply("20261124T065235Z-1234567 ok\n");
-    assert_eq!(redactions.apply("20261124T065235Z-12      ok\n"), short);
-    assert_eq!(short, "[RUN_ID]                 ok\n");
-    assert_eq!(long, "[RUN_ID] ok\n", "a single space is no column padding");
+    // A run id padded to a column keeps the column, whatever the pid's digits, whether the
+    // column is fixed (`status`) or as wide as its widest run id (`history`).
+    let fixed = redactions.apply("20261124T065235Z-1        ok\n");
+    assert_eq!(redactions.apply("20261124T065235Z-12       ok\n"), fixed);
+    assert_eq!(redactions.apply("20261124T065235Z-1  ok\n"), fixed);
+    assert_eq!(redactions.apply("20261124T065235Z-1234567  ok\n"), fixed);
+    assert_eq!(fixed, format!("[RUN_ID]{}ok\n", " ".repeat(RUN_ID_WIDEST + 2 - 8)));
+    let single = redactions.apply("20261124T065235Z-1234567 ok\n");
+    assert_eq!(single, "[RUN_ID] ok\n", "a single space is no column padding");
 }
