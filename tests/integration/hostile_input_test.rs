@@ -221,8 +221,12 @@ fn line_diff(expected: &str, actual: &str) -> String {
     for number in 0..expected.len().max(actual.len()) {
         let (old, new) = (expected.get(number), actual.get(number));
         if old != new {
-            old.map(|line| out.push_str(&format!("    -{}: {line}\n", number + 1)));
-            new.map(|line| out.push_str(&format!("    +{}: {line}\n", number + 1)));
+            if let Some(line) = old {
+                out.push_str(&format!("    -{}: {line}\n", number + 1));
+            }
+            if let Some(line) = new {
+                out.push_str(&format!("    +{}: {line}\n", number + 1));
+            }
         }
     }
     out
