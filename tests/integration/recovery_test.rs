@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::snapshot::{runner_snapshot, Redactions, RUN_ID_WIDEST};
+use crate::snapshot::{runner_snapshot, Redactions};
 use crate::support::{Workspace, BRANCHES};
 
 fn workspace(script: &str) -> Workspace {
@@ -166,11 +166,7 @@ fn status_and_history_read_the_record() {
     workspace.run(&["up", "--provider", "demo", "--stack", "dev"]).expect_code(1);
     let redactions = Redactions::of(&workspace);
     runner_snapshot!("status", redactions, workspace.std_command(&["status", "--provider", "demo", "--stack", "dev"]));
-    // `history`'s run column is as wide as its run ids, whose pid has 4 to 7 digits: its header
-    // is padded as the widest run id would pad it, as the run ids are.
-    let header = format!("run{}started", " ".repeat(RUN_ID_WIDEST + 2 - 3));
-    let history = Redactions::of(&workspace).with(r"^run +started", &header);
-    runner_snapshot!("history", history, workspace.std_command(&["history"]));
+    runner_snapshot!("history", redactions.history_table(), workspace.std_command(&["history"]));
 
     let empty = Workspace::new();
     runner_snapshot!("history_of_no_run", Redactions::of(&empty), empty.std_command(&["history"]));

@@ -122,6 +122,13 @@ impl Redactions {
         self
     }
 
+    /// `runner history`'s run column is as wide as its run ids, whose pid has 4 to 7 digits: its
+    /// header is padded as the widest run id would pad it, as the run ids are.
+    pub fn history_table(self) -> Self {
+        let header = format!("run{}started", " ".repeat(RUN_ID_WIDEST + 2 - "run".len()));
+        self.with(r"^run +started", &header)
+    }
+
     fn width_keeping(mut self, pattern: &str, replacement: &str, widest: usize) -> Self {
         self.rules.push(Rule { widest: Some(widest), ..Rule::new(&format!("(?:{pattern})( {{2,}})?"), replacement) });
         self
