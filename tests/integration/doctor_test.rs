@@ -1,4 +1,5 @@
-use crate::support::{path_with, real_pulumi_dir, Workspace};
+use crate::snapshot::{runner_snapshot, Redactions};
+use crate::support::{hermetic_runner, path_with, real_pulumi_dir, Workspace};
 
 const PROVIDER: &str = r#"
 [[project]]
@@ -12,16 +13,9 @@ fn doctor_reports_each_problem_with_its_fix() {
     let mut workspace = Workspace::new();
     workspace.provider("demo", PROVIDER).project("cluster");
     workspace.set_env("PATH", "/nonexistent");
-    let output =
-        workspace.command(&["doctor", "--provider", "demo"]).env_remove("PULUMI_CONFIG_PASSPHRASE").output().unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(2), "{stdout}");
-    assert!(stdout.contains("problem  pulumi") && stdout.contains("run `bash scripts/install-pulumi.sh`"), "{stdout}");
-    assert!(
-        stdout.contains("problem  yaml runtime") && stdout.contains("`pulumi-language-yaml` not on PATH"),
-        "{stdout}"
-    );
-    assert!(stdout.contains("kubectl") && stdout.contains("problem  passphrase"), "{stdout}");
+    let mut command = workspace.std_command(&["doctor", "--provider", "demo"]);
+    command.env_remove("PULUMI_CONFIG_PASSPHRASE");
+    runner_snapshot!(Redactions::of(&workspace), command);
 }
 
 #[test]
@@ -36,11 +30,13 @@ fn a_missing_pulumi_with_a_cached_build_is_told_to_use_it_not_rebuild() {
     std::fs::set_permissions(bin.join("pulumi"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let cache = workspace.path("cache").display().to_string();
     workspace.set_env("PATH", "/nonexistent").set_env("RUNNER_CACHE_DIR", cache);
-    let up = workspace.run(&["up", "--provider", "demo", "--non-interactive"]);
-    up.expect_code(2).expect_stderr_contains(&format!("hint: a built copy is in `{}`", bin.display()));
-    assert!(!up.stderr().contains("10-20 minutes"), "{}", up.stderr());
-    let doctor = workspace.run(&["doctor", "--provider", "demo"]);
-    assert!(doctor.stdout().contains(&format!("export PATH=\"{}:$PATH\"", bin.display())), "{}", doctor.stdout());
+    let redactions = Redactions::of(&workspace);
+    runner_snapshot!(
+        "cached_build_up",
+        redactions,
+        workspace.std_command(&["up", "--provider", "demo", "--non-interactive"])
+    );
+    runner_snapshot!("cached_build_doctor", redactions, workspace.std_command(&["doctor", "--provider", "demo"]));
 }
 
 #[test]
@@ -48,24 +44,16 @@ fn doctor_is_happy_with_the_real_toolchain() {
     let mut workspace = Workspace::new();
     workspace.provider("demo", PROVIDER).project("cluster").env_file("PULUMI_CONFIG_PASSPHRASE=doctor-test\n");
     workspace.set_env("PATH", path_with(&real_pulumi_dir()));
-    let output = workspace.run(&["doctor", "--provider", "demo"]);
-    output.expect_code(0);
-    assert!(output.stdout().contains("ok       pulumi") && output.stdout().contains("v3."), "{}", output.stdout());
+    runner_snapshot!(found_programs(&workspace), workspace.std_command(&["doctor", "--provider", "demo"]));
 }
 
 #[test]
 fn completions_need_no_repository() {
     let dir = tempfile::tempdir().unwrap();
-    for shell in ["bash", "zsh", "fish"] {
-        let output = assert_cmd::Command::cargo_bin("runner")
-            .unwrap()
-            .current_dir(dir.path())
-            .args(["completions", shell])
-            .output()
-            .unwrap();
-        assert_eq!(output.status.code(), Some(0), "{shell}");
-        assert!(String::from_utf8_lossy(&output.stdout).contains("runner"), "{shell}");
-    }
+    let redactions = Redactions::for_root(dir.path());
+    runner_snapshot!("completions_bash", redactions, hermetic_runner(dir.path(), &["completions", "bash"]));
+    runner_snapshot!("completions_zsh", redactions, hermetic_runner(dir.path(), &["completions", "zsh"]));
+    runner_snapshot!("completions_fish", redactions, hermetic_runner(dir.path(), &["completions", "fish"]));
 }
 
 /// `projects/mara` ships only manifests: doctor says so, and names the missing credentials.
@@ -77,16 +65,12 @@ fn doctor_names_manifests_without_programs_and_missing_cloud_credentials() {
     crate::support::copy_tree(&repository.join("projects/mara"), &workspace.path("projects/mara"));
     workspace.env_file("PULUMI_CONFIG_PASSPHRASE=doctor-test\n");
     workspace.set_env("PATH", path_with(&real_pulumi_dir()));
-    let output = workspace
-        .command(&["doctor", "--provider", "aws"])
-        .env_remove("AWS_ACCESS_KEY_ID")
-        .env_remove("AWS_PROFILE")
-        .env_remove("AWS_WEB_IDENTITY_TOKEN_FILE")
-        .env("HOME", workspace.path("home"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(2), "{stdout}");
-    assert!(stdout.contains("problem  programs") && stdout.contains("no program for runtime `python`"), "{stdout}");
-    assert!(stdout.contains("problem  cloud credentials") && stdout.contains("`AWS_PROFILE`"), "{stdout}");
+    let mut command = workspace.std_command(&["doctor", "--provider", "aws"]);
+    command.env_remove("AWS_ACCESS_KEY_ID").env_remove("AWS_PROFILE").env_remove("AWS_WEB_IDENTITY_TOKEN_FILE");
+    runner_snapshot!(found_programs(&workspace), command);
+}
+
+/// Where this machine keeps `kubectl` and `python3` is its own business.
+fn found_programs(workspace: &Workspace) -> Redactions {
+    Redactions::of(workspace).with(r"\bat \S+/(kubectl|python3)\b", "at [PATH]/$1")
 }

@@ -1,6 +1,7 @@
 //! Every configuration error names its file (and line), exits 2, and writes nothing.
 
-use crate::support::Workspace;
+use crate::snapshot::{runner_snapshot, Redactions};
+use crate::support::{hermetic_runner, Workspace};
 
 const TWO_PROJECTS: &str = r#"
 description = "two projects"
@@ -20,13 +21,15 @@ fn workspace(provider: &str) -> Workspace {
     workspace
 }
 
-#[track_caller]
-fn expect_error(workspace: &Workspace, args: &[&str], message: &str) {
-    let before = workspace.listing();
-    let output = workspace.run(args);
-    output.expect_code(2).expect_stderr_contains(message);
-    assert!(output.stdout().is_empty(), "errors go to stderr, stdout was: {}", output.stdout());
-    assert_eq!(workspace.listing(), before, "a failed command must write nothing");
+/// Runs `runner ARGS` in the workspace, states whole what it prints (exit code, stdout, stderr)
+/// as a snapshot named after the test, and checks that it wrote nothing.
+macro_rules! expect_error {
+    ($workspace:expr, $args:expr) => {{
+        let workspace: &Workspace = $workspace;
+        let before = workspace.listing();
+        runner_snapshot!(Redactions::of(workspace), workspace.std_command($args));
+        assert_eq!(workspace.listing(), before, "a failed command must write nothing");
+    }};
 }
 
 #[test]
@@ -45,21 +48,13 @@ path = "c"
 phase = "infrastructure"
 depends_on = ["b"]
 "#;
-    expect_error(
-        &workspace(provider),
-        &["show", "--provider", "demo"],
-        "providers/demo.toml:2: dependency cycle: a -> c -> b -> a",
-    );
+    expect_error!(&workspace(provider), &["show", "--provider", "demo"]);
 }
 
 #[test]
 fn self_dependency_is_named() {
     let provider = "[[project]]\npath = \"a\"\nphase = \"infrastructure\"\ndepends_on = [\"a\"]\n";
-    expect_error(
-        &workspace(provider),
-        &["show", "--provider", "demo"],
-        "providers/demo.toml:4: project `a` depends on itself",
-    );
+    expect_error!(&workspace(provider), &["show", "--provider", "demo"]);
 }
 
 #[test]
@@ -67,174 +62,113 @@ fn unknown_dependency_suggests_the_nearest_name() {
     let provider = "[[project]]\npath = \"network\"\nphase = \"infrastructure\"\n[[project]]\npath = \"a\"\nphase = \"infrastructure\"\ndepends_on = [\"netwrk\"]\n";
     let workspace = workspace(provider);
     workspace.project("network");
-    expect_error(
-        &workspace,
-        &["show", "--provider", "demo"],
-        "providers/demo.toml:7: project `a` depends on unknown project `netwrk` (did you mean `network`?)",
-    );
+    expect_error!(&workspace, &["show", "--provider", "demo"]);
 }
 
 #[test]
 fn duplicate_project_names_both_places() {
     let provider = "[[project]]\npath = \"a\"\nphase = \"infrastructure\"\n\n[[project]]\npath = \"a/\"\nphase = \"infrastructure\"\n";
-    expect_error(
-        &workspace(provider),
-        &["show", "--provider", "demo"],
-        "providers/demo.toml:5: project `a` is declared twice (first at `",
-    );
+    expect_error!(&workspace(provider), &["show", "--provider", "demo"]);
 }
 
 #[test]
 fn path_escaping_the_projects_root_is_refused() {
     let provider = "[[project]]\npath = \"../outside\"\nphase = \"infrastructure\"\n";
-    expect_error(
-        &workspace(provider),
-        &["show", "--provider", "demo"],
-        "providers/demo.toml:2: project path `../outside` escapes the projects root",
-    );
+    expect_error!(&workspace(provider), &["show", "--provider", "demo"]);
 }
 
 #[test]
 fn missing_pulumi_yaml_names_the_folder() {
     let provider = "[[project]]\npath = \"nowhere\"\nphase = \"infrastructure\"\n";
-    expect_error(
-        &workspace(provider),
-        &["show", "--provider", "demo"],
-        "providers/demo.toml:1: project `nowhere` has no `Pulumi.yaml` in",
-    );
+    expect_error!(&workspace(provider), &["show", "--provider", "demo"]);
 }
 
 #[test]
 fn infrastructure_cannot_depend_on_kubernetes() {
     let provider = "[[project]]\npath = \"a\"\nphase = \"kubernetes\"\n[[project]]\npath = \"b\"\nphase = \"infrastructure\"\ndepends_on = [\"a\"]\n";
-    expect_error(
-        &workspace(provider),
-        &["show", "--provider", "demo"],
-        "providers/demo.toml:7: infrastructure project `b` depends on kubernetes project `a`",
-    );
+    expect_error!(&workspace(provider), &["show", "--provider", "demo"]);
 }
 
 #[test]
 fn unknown_provider_suggests_a_name() {
-    expect_error(
-        &workspace(TWO_PROJECTS),
-        &["show", "--provider", "dem"],
-        "unknown provider `dem` (did you mean `demo`?)",
-    );
+    expect_error!(&workspace(TWO_PROJECTS), &["show", "--provider", "dem"]);
 }
 
 #[test]
 fn unknown_key_in_provider_names_line() {
     let provider = "[[project]]\npath = \"a\"\nphase = \"infrastructure\"\ncolour = \"blue\"\n";
-    expect_error(
-        &workspace(provider),
-        &["show", "--provider", "demo"],
-        "providers/demo.toml:4: unknown field `colour`",
-    );
+    expect_error!(&workspace(provider), &["show", "--provider", "demo"]);
 }
 
 #[test]
 fn wrong_phase_value_names_line() {
     let provider = "[[project]]\npath = \"a\"\nphase = \"infra\"\n";
-    expect_error(
-        &workspace(provider),
-        &["show", "--provider", "demo"],
-        "providers/demo.toml:3: unknown variant `infra`",
-    );
+    expect_error!(&workspace(provider), &["show", "--provider", "demo"]);
 }
 
 #[test]
 fn environment_duplicate_key_names_line() {
     let workspace = workspace(TWO_PROJECTS);
     workspace.env_file("PULUMI_STACK=foo\nPULUMI_STACK=bar\n");
-    expect_error(
-        &workspace,
-        &["validate", "--provider", "demo"],
-        "config/pulumi/environment:2: `PULUMI_STACK` is set twice (first on line 1)",
-    );
+    expect_error!(&workspace, &["validate", "--provider", "demo"]);
 }
 
 #[test]
 fn environment_line_without_assignment_names_line() {
     let workspace = workspace(TWO_PROJECTS);
     workspace.env_file("PULUMI_STACK=dev\nthis is not an assignment\n");
-    expect_error(
-        &workspace,
-        &["validate", "--provider", "demo"],
-        "config/pulumi/environment:2: `this is not an assignment` is not an assignment",
-    );
+    expect_error!(&workspace, &["validate", "--provider", "demo"]);
 }
 
 #[test]
 fn stack_flag_and_environment_must_agree() {
     let workspace = workspace(TWO_PROJECTS);
     workspace.env_file("PULUMI_STACK=dev\n");
-    expect_error(
-        &workspace,
-        &["validate", "--provider", "demo", "--stack", "prod"],
-        "stack `prod` from `--stack` differs from `PULUMI_STACK=dev`",
-    );
+    expect_error!(&workspace, &["validate", "--provider", "demo", "--stack", "prod"]);
 }
 
 #[test]
 fn infra_type_must_match_the_provider() {
     let workspace = workspace(&format!("infra_type = \"AWS\"\n{TWO_PROJECTS}"));
     workspace.stack_file("dev", "config:\n  aws:region: us-east-1\n  kubernetes:infra_type: DO\n");
-    expect_error(
-        &workspace,
-        &["validate", "--provider", "demo", "--stack", "dev"],
-        "Pulumi.dev.yaml:3: `kubernetes:infra_type` is `DO` but provider `demo` expects `AWS`",
-    );
+    expect_error!(&workspace, &["validate", "--provider", "demo", "--stack", "dev"]);
 }
 
 #[test]
 fn invalid_stack_yaml_names_the_file() {
     let workspace = workspace(TWO_PROJECTS);
     workspace.stack_file("dev", "config:\n  a: [unclosed\n");
-    expect_error(&workspace, &["validate", "--provider", "demo", "--stack", "dev"], "config/pulumi/Pulumi.dev.yaml:");
+    expect_error!(&workspace, &["validate", "--provider", "demo", "--stack", "dev"]);
 }
 
 #[test]
 fn missing_required_keys_are_all_listed() {
     let provider = format!("{TWO_PROJECTS}\n[[config]]\nkey = \"aws:region\"\ndefault_env = \"AWS_DEFAULT_REGION\"\n[[config]]\nkey = \"aws:profile\"\n");
     let workspace = workspace(&provider);
-    let output = workspace
-        .command(&["validate", "--provider", "demo", "--stack", "dev"])
-        .env_remove("AWS_DEFAULT_REGION")
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("`aws:region`") && stderr.contains("`aws:profile`"), "{stderr}");
-    assert!(stderr.contains("or set `AWS_DEFAULT_REGION`"), "{stderr}");
+    let mut command = workspace.std_command(&["validate", "--provider", "demo", "--stack", "dev"]);
+    command.env_remove("AWS_DEFAULT_REGION");
+    runner_snapshot!(Redactions::of(&workspace), command);
 }
 
 #[test]
 fn no_root_found_is_explained() {
     let dir = tempfile::tempdir().unwrap();
-    let output =
-        assert_cmd::Command::cargo_bin("runner").unwrap().current_dir(dir.path()).args(["providers"]).output().unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("no repository root found"));
+    runner_snapshot!(Redactions::for_root(dir.path()), hermetic_runner(dir.path(), &["providers"]));
 }
 
 #[test]
 fn usage_errors_exit_2() {
     let workspace = workspace(TWO_PROJECTS);
-    workspace.run(&["show"]).expect_code(2);
-    workspace.run(&["up", "--provider", "demo", "--parallelism", "0"]).expect_code(2);
-    workspace
-        .run(&["up", "--provider", "demo", "--report", "xml=out"])
-        .expect_code(2)
-        .expect_stderr_contains("unknown report kind `xml`");
+    let redactions = Redactions::of(&workspace);
+    runner_snapshot!("show_without_a_provider", redactions, workspace.std_command(&["show"]));
+    let zero = ["up", "--provider", "demo", "--parallelism", "0"];
+    runner_snapshot!("parallelism_zero", redactions, workspace.std_command(&zero));
+    let xml = ["up", "--provider", "demo", "--report", "xml=out"];
+    runner_snapshot!("unknown_report_kind", redactions, workspace.std_command(&xml));
 }
 
 #[test]
 fn help_teaches_and_exits_0() {
     let workspace = workspace(TWO_PROJECTS);
-    let output = workspace.run(&["--help"]);
-    output.expect_code(0);
-    for command in ["providers", "show", "validate", "up", "preview", "refresh", "destroy", "Exit codes"] {
-        assert!(output.stdout().contains(command), "--help lacks {command}");
-    }
+    runner_snapshot!(Redactions::of(&workspace), workspace.std_command(&["--help"]));
 }

@@ -1,7 +1,10 @@
 //! The hostile corpus: every folder of `tests/hostile/` is a small repository overlay holding one
 //! malformed input, and its `expect.toml` says how `runner` must refuse it: one `error: ` naming
 //! the file (and the line, where there is one), exit code 2, no panic, nothing on stdout, and
-//! nothing written. See `tests/hostile/README.md` for the format.
+//! nothing written; where `expect.toml` has `stderr`, stderr is exactly that (redacted as
+//! snapshots are: `[ROOT]` for the repository). `RUNNER_HOSTILE_UPDATE=1` writes each case's
+//! `stderr` into its `expect.toml`, to review with `git diff tests/hostile/`. See
+//! `tests/hostile/README.md` for the format.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,6 +12,7 @@ use std::time::{Instant, SystemTime};
 
 use serde::Deserialize;
 
+use crate::snapshot::Redactions;
 use crate::support::{repository, Workspace};
 
 /// The issue asks for at least this many malformed inputs.
@@ -24,7 +28,10 @@ struct Expectation {
     #[serde(default)]
     projects: Vec<String>,
     /// Each must appear in stderr: the file, the line, the gist of the message.
+    #[serde(default)]
     stderr_contains: Vec<String>,
+    /// The whole of stderr, redacted (`[ROOT]`), without its final newline.
+    stderr: Option<String>,
     /// Files too large to commit, made at run time.
     #[serde(default)]
     generate: Vec<GeneratedFile>,
@@ -121,8 +128,8 @@ fn run_case(dir: &Path) -> Result<(), String> {
     let expect_text =
         std::fs::read_to_string(dir.join("expect.toml")).map_err(|err| format!("cannot read `expect.toml`: {err}"))?;
     let expect: Expectation = toml::from_str(&expect_text).map_err(|err| format!("bad `expect.toml`: {err}"))?;
-    if expect.stderr_contains.is_empty() {
-        return Err("`stderr_contains` is empty: say what the error must name".into());
+    if expect.stderr_contains.is_empty() && expect.stderr.is_none() {
+        return Err("neither `stderr` nor `stderr_contains`: say what the error must be".into());
     }
 
     let workspace = Workspace::new();
@@ -159,6 +166,18 @@ fn run_case(dir: &Path) -> Result<(), String> {
     if errors != 1 {
         problems.push(format!("{errors} error lines instead of one"));
     }
+    let redacted = Redactions::of(&workspace).apply(&stderr);
+    let redacted = redacted.trim_end();
+    if updating() {
+        write_expected_stderr(dir, &expect_text, redacted)?;
+    } else if let Some(expected) = &expect.stderr {
+        if expected.trim_end() != redacted {
+            problems.push(format!(
+                "stderr is not as stated in `expect.toml`:\n{}",
+                line_diff(expected.trim_end(), redacted)
+            ));
+        }
+    }
     for needle in &expect.stderr_contains {
         if !stderr.contains(needle.as_str()) {
             problems.push(format!("stderr lacks {needle:?}"));
@@ -189,6 +208,52 @@ fn run_case(dir: &Path) -> Result<(), String> {
             shown.trim_end().replace('\n', "\n            ")
         ))
     }
+}
+
+fn updating() -> bool {
+    std::env::var_os("RUNNER_HOSTILE_UPDATE").is_some_and(|value| value == "1")
+}
+
+/// The lines that differ, `-` expected and `+` actual, with their numbers.
+fn line_diff(expected: &str, actual: &str) -> String {
+    let (expected, actual): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
+    let mut out = String::new();
+    for number in 0..expected.len().max(actual.len()) {
+        let (old, new) = (expected.get(number), actual.get(number));
+        if old != new {
+            if let Some(line) = old {
+                out.push_str(&format!("    -{}: {line}\n", number + 1));
+            }
+            if let Some(line) = new {
+                out.push_str(&format!("    +{}: {line}\n", number + 1));
+            }
+        }
+    }
+    out
+}
+
+/// Puts `stderr = '''...'''` into the case's `expect.toml`, replacing the one there or before the
+/// first table, and drops `stderr_contains`, which the whole text makes redundant. A text a
+/// TOML literal string cannot hold (control characters, `'''`) is left to `stderr_contains`.
+fn write_expected_stderr(dir: &Path, expect_text: &str, stderr: &str) -> Result<(), String> {
+    if stderr.contains("'''") || stderr.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+        return Ok(());
+    }
+    let mut kept: Vec<&str> = Vec::new();
+    let mut lines = expect_text.lines();
+    while let Some(line) = lines.next() {
+        if line.starts_with("stderr = '''") {
+            lines.by_ref().find(|line| line.ends_with("'''"));
+        } else if !line.starts_with("stderr_contains = ") {
+            kept.push(line);
+        }
+    }
+    let table = kept.iter().position(|line| line.starts_with('[')).unwrap_or(kept.len());
+    let head = kept[..table].join("\n");
+    let tail = kept[table..].join("\n");
+    let text =
+        format!("{}\nstderr = '''\n{stderr}\n'''\n{}{tail}", head.trim_end(), if tail.is_empty() { "" } else { "\n" });
+    std::fs::write(dir.join("expect.toml"), format!("{}\n", text.trim_end())).map_err(|err| err.to_string())
 }
 
 #[test]

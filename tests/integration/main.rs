@@ -5,6 +5,7 @@ mod ci_tools;
 mod kube_api_server;
 mod mara_checkout;
 mod object_store;
+mod snapshot;
 mod support;
 mod tmux_session;
 

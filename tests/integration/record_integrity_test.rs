@@ -3,6 +3,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 
+use crate::snapshot::{runner_snapshot, Redactions};
 use crate::support::{Workspace, BRANCHES};
 
 fn workspace() -> Workspace {
@@ -19,12 +20,13 @@ fn up(workspace: &Workspace, extra: &[&str]) -> crate::support::RunOutput {
 fn an_unwritable_history_or_report_path_stops_the_run_before_anything_runs() {
     let workspace = workspace();
     workspace.file(".runner/history", "a file where the history folder belongs");
-    up(&workspace, &[]).expect_code(2).expect_stderr_contains("cannot write `").expect_stderr_contains("history");
+    let (redactions, up) =
+        (Redactions::of(&workspace), ["up", "--provider", "demo", "--stack", "dev", "--non-interactive"]);
+    runner_snapshot!("history_is_a_file", redactions, workspace.std_command(&up));
     workspace.file("reports/run.json/keep", "");
     std::fs::remove_file(workspace.path(".runner/history")).unwrap();
-    up(&workspace, &["--report=json=reports/run.json"])
-        .expect_code(2)
-        .expect_stderr_contains("is a folder, not a file");
+    let with_report = [&up[..], &["--report=json=reports/run.json"]].concat();
+    runner_snapshot!("report_is_a_folder", redactions, workspace.std_command(&with_report));
     assert!(workspace.fake_invocations().is_empty(), "nothing may run");
 }
 
@@ -37,10 +39,8 @@ fn an_unreadable_run_record_is_named_and_logs_are_private() {
         assert_eq!(mode, 0o600, "{file}");
     }
     workspace.file(".runner/history/20990101T000000Z-1.json", "{ truncated");
-    workspace
-        .run(&["status", "--provider", "demo", "--stack", "dev"])
-        .expect_code(0)
-        .expect_stderr_contains("skipped the unreadable run record");
+    let status = ["status", "--provider", "demo", "--stack", "dev"];
+    runner_snapshot!("status_skips_it", Redactions::of(&workspace), workspace.std_command(&status));
 }
 
 #[test]
@@ -54,10 +54,7 @@ fn a_run_whose_runner_died_shows_as_interrupted_in_history() {
             host.trim()
         ),
     );
-    let output = workspace.run(&["history"]);
-    output.expect_code(0);
-    assert!(output.stdout().contains("interrupted"), "{}", output.stdout());
-    assert!(!output.stdout().contains("running"), "{}", output.stdout());
+    runner_snapshot!(Redactions::of(&workspace).history_table(), workspace.std_command(&["history"]));
 }
 
 /// History that becomes unwritable during the run (a full disk, a removed folder) is a warning

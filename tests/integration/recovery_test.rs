@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::snapshot::{runner_snapshot, Redactions};
 use crate::support::{Workspace, BRANCHES};
 
 fn workspace(script: &str) -> Workspace {
@@ -157,29 +158,18 @@ fn after_kill_9_the_next_run_reports_the_interrupted_run_and_resume_continues_it
     assert_eq!(runs[1]["state"], "finished");
 }
 
+/// `status` and `history` read the record of a run where `c` failed: stated whole, the run's
+/// id, times and durations redacted.
 #[test]
 fn status_and_history_read_the_record() {
     let workspace = workspace(r#"{"projects": {"c": {"fail": "nope"}}}"#);
     workspace.run(&["up", "--provider", "demo", "--stack", "dev"]).expect_code(1);
-    let status = workspace.run(&["status", "--provider", "demo", "--stack", "dev"]);
-    status.expect_code(0);
-    let line =
-        |project: &str| status.stdout().lines().find(|l| l.starts_with(&format!("{project} "))).unwrap().to_string();
-    assert!(line("a").contains("up") && line("a").contains("succeeded"), "{}", status.stdout());
-    assert!(line("c").contains("failed"), "{}", status.stdout());
-    let history = workspace.run(&["history"]);
-    history.expect_code(0);
-    let listed = history.stdout();
-    let lines: Vec<&str> = listed.lines().collect();
-    assert_eq!(lines.len(), 2, "a header and the run: {}", history.stdout());
-    assert!(lines[0].starts_with("run ") && lines[0].contains("result"), "{}", history.stdout());
-    assert!(lines[1].contains("up") && lines[1].contains("failed (1 of"), "a failed run says so: {}", history.stdout());
-    assert!(!history.stdout().contains("finished"), "{}", history.stdout());
+    let redactions = Redactions::of(&workspace);
+    runner_snapshot!("status", redactions, workspace.std_command(&["status", "--provider", "demo", "--stack", "dev"]));
+    runner_snapshot!("history", redactions.history_table(), workspace.std_command(&["history"]));
 
     let empty = Workspace::new();
-    let none = empty.run(&["history"]);
-    none.expect_code(0).expect_stderr_contains("no runs recorded yet in `.runner/history`");
-    assert!(none.stdout().is_empty(), "{}", none.stdout());
+    runner_snapshot!("history_of_no_run", Redactions::of(&empty), empty.std_command(&["history"]));
 }
 
 extern "C" {

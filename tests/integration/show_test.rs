@@ -1,6 +1,7 @@
 //! `runner show` on the shipped providers, in every format.
 
-use crate::support::{copy_tree, repository};
+use crate::snapshot::{runner_snapshot, Redactions};
+use crate::support::{copy_tree, hermetic_runner, repository};
 
 /// Hermetic: a copy of the shipped providers and projects, never the working tree itself
 /// (`scripts/setup.sh` writes configuration and state there).
@@ -95,23 +96,16 @@ fn destroy_is_the_reverse_dependency_order() {
     assert_eq!(up.len(), destroy.len());
 }
 
+/// The tree marks the phases and the waves that run in parallel.
 #[test]
 fn tree_marks_parallel_waves_and_phases() {
-    let (_, stdout, _) = show("local", &[]);
-    assert!(stdout.contains("infrastructure phase"), "{stdout}");
-    assert!(stdout.contains("kubernetes phase"), "{stdout}");
-    assert!(stdout.contains("in parallel"), "{stdout}");
+    runner_snapshot!(Redactions::for_root(shipped()), hermetic_runner(shipped(), &["show", "--provider", "local"]));
 }
 
+/// Every shipped provider, and no shared set (`providers/common/`).
 #[test]
 fn providers_lists_every_provider() {
-    let output =
-        assert_cmd::Command::cargo_bin("runner").unwrap().current_dir(shipped()).arg("providers").output().unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    for provider in ["aws", "digitalocean", "linode", "local"] {
-        assert!(stdout.lines().any(|line| line.starts_with(provider)), "{stdout}");
-    }
-    assert!(!stdout.contains("common"), "shared sets are not providers: {stdout}");
+    runner_snapshot!(Redactions::for_root(shipped()), hermetic_runner(shipped(), &["providers"]));
 }
 
 /// Piped, the tree is 100 columns wide: long dependency lists go under their project, and the
@@ -138,22 +132,17 @@ fn a_piped_tree_fits_100_columns_inside_its_own_lines() {
 
 #[test]
 fn the_header_counts_with_the_parallelism() {
-    let (_, stdout, _) = show("aws", &["-j", "2"]);
-    let header = stdout.lines().nth(1).unwrap();
-    assert!(header.ends_with("up to 2 at once (`-j 2`; 4 could run together with `-j 4`)"), "{header}");
+    let redactions = Redactions::for_root(shipped());
+    runner_snapshot!("aws_with_2_at_once", redactions, hermetic_runner(shipped(), &["show", "-p", "aws", "-j", "2"]));
+    // More than the graph can use: the header says how many can.
     let (_, stdout, _) = show("aws", &["--parallelism", "16"]);
     assert!(stdout.lines().nth(1).unwrap().ends_with("up to 4 at once"), "{stdout}");
-    let (code, _, stderr) = show("aws", &["-j", "0"]);
-    assert_eq!(code, 2, "{stderr}");
+    runner_snapshot!("aws_with_0_at_once", redactions, hermetic_runner(shipped(), &["show", "-p", "aws", "-j", "0"]));
 }
 
 #[test]
 fn show_help_says_it_draws_and_runs_nothing() {
-    let output = assert_cmd::Command::cargo_bin("runner").unwrap().args(["show", "--help"]).output().unwrap();
-    let help = String::from_utf8_lossy(&output.stdout);
-    assert!(help.contains("nothing runs"), "{help}");
-    assert!(help.contains("Draw only these projects"), "{help}");
-    assert!(!help.to_lowercase().contains("run only"), "{help}");
+    runner_snapshot!(Redactions::for_root(shipped()), hermetic_runner(shipped(), &["show", "--help"]));
     let output = assert_cmd::Command::cargo_bin("runner").unwrap().args(["up", "--help"]).output().unwrap();
     assert!(String::from_utf8_lossy(&output.stdout).contains("Run only these projects"), "`up` keeps its words");
 }

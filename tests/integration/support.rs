@@ -93,21 +93,7 @@ impl Workspace {
 
     /// For tests that need the child itself (to signal it).
     pub fn std_command(&self, args: &[&str]) -> std::process::Command {
-        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("runner"));
-        command
-            .current_dir(self.root())
-            .args(args)
-            .env("NO_COLOR", "1")
-            // Hermetic: never the developer's home, kubeconfig or Pulumi build cache.
-            .env("HOME", self.path("home"))
-            .env_remove("KUBECONFIG")
-            .env_remove("COLUMNS")
-            .env_remove("XDG_CACHE_HOME")
-            .env_remove("RUNNER_CACHE_DIR")
-            .env_remove("CI")
-            .env_remove("PULUMI_BACKEND_URL")
-            .env_remove("GITHUB_STEP_SUMMARY")
-            .stdin(std::process::Stdio::null());
+        let mut command = hermetic_runner(self.root(), args);
         for (key, value) in &self.env {
             command.env(key, value);
         }
@@ -125,6 +111,26 @@ impl Workspace {
         files.sort();
         files
     }
+}
+
+/// `runner ARGS` run in `dir`, with `dir/home` as `HOME`: never the developer's home,
+/// kubeconfig, Pulumi build cache, backend or CI settings; no colour, no terminal width.
+pub fn hermetic_runner(dir: &Path, args: &[&str]) -> std::process::Command {
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("runner"));
+    command
+        .current_dir(dir)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("HOME", dir.join("home"))
+        .env_remove("KUBECONFIG")
+        .env_remove("COLUMNS")
+        .env_remove("XDG_CACHE_HOME")
+        .env_remove("RUNNER_CACHE_DIR")
+        .env_remove("CI")
+        .env_remove("PULUMI_BACKEND_URL")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .stdin(std::process::Stdio::null());
+    command
 }
 
 fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) {

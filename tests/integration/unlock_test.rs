@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::snapshot::{runner_snapshot, Redactions};
 use crate::support::Workspace;
 
 fn lock_files(workspace: &Workspace) -> Vec<String> {
@@ -106,26 +107,15 @@ fn unlock_refuses_a_living_holder_and_force_names_it() {
     std::fs::create_dir_all(&locks).unwrap();
     let host = this_host();
     std::fs::write(locks.join("held.json"), lock_json(std::process::id(), &host)).unwrap();
-    let refused = workspace.run(&["unlock", "--provider", "one", "--stack", "dev"]);
-    refused
-        .expect_code(1)
-        .expect_stderr_contains(&format!(
-            "`pulumi` pid {} of `root@{host}` since 2026-11-22T22:05:19Z",
-            std::process::id()
-        ))
-        .expect_stderr_contains("which still runs")
-        .expect_stderr_contains("runner unlock --provider one --stack dev --force");
+    // The holder is this test binary, whose command line is the test run's.
+    let redactions = Redactions::of(&workspace).with(r"\(`[^`]*/integration-[^`]*`\)", "(`[THIS TEST]`)");
+    runner_snapshot!("refused", redactions, workspace.std_command(&["unlock", "--provider", "one", "--stack", "dev"]));
     assert!(locks.join("held.json").exists());
-    let forced = workspace.run(&["unlock", "--provider", "one", "--stack", "dev", "--force"]);
-    forced.expect_code(0);
-    assert!(
-        forced.stdout().contains(&format!(
-            "held by `pulumi` pid {} of `root@{host}` since 2026-11-22T22:05:19Z",
-            std::process::id()
-        )),
-        "{}",
-        forced.stdout()
-    );
+    let force = ["unlock", "--provider", "one", "--stack", "dev", "--force"];
+    let forced = runner_snapshot!("forced", redactions, workspace.std_command(&force));
+    // The holder is this test: the snapshot's `pid [PID]` is its pid.
+    let holder = format!("held by `pulumi` pid {} of `root@{host}`", std::process::id());
+    assert!(String::from_utf8_lossy(&forced.stdout).contains(&holder), "{forced:?}");
     assert!(!locks.join("held.json").exists());
 }
 

@@ -1,4 +1,5 @@
-use crate::support::Workspace;
+use crate::snapshot::{runner_snapshot, Redactions};
+use crate::support::{hermetic_runner, Workspace};
 
 const PROVIDER: &str = r#"
 description = "demo"
@@ -16,9 +17,7 @@ fn validate_accepts_a_good_setup_and_changes_nothing() {
     let workspace = Workspace::new();
     workspace.provider("demo", PROVIDER).project("a").env_file("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=validate\n");
     let before = workspace.listing();
-    let output = workspace.run(&["validate", "--provider", "demo"]);
-    output.expect_code(0);
-    assert!(output.stdout().contains("provider `demo` and stack `dev` are valid"), "{}", output.stdout());
+    runner_snapshot!(Redactions::of(&workspace), workspace.std_command(&["validate", "--provider", "demo"]));
     assert_eq!(workspace.listing(), before);
 }
 
@@ -30,11 +29,10 @@ fn validate_warns_about_version_floats() {
         .project("a")
         .stack_file("dev", "config:\n  eks:k8s_version: 1.20\n")
         .env_file("PULUMI_CONFIG_PASSPHRASE=validate\n");
-    let output = workspace.run(&["validate", "--provider", "demo", "--stack", "dev"]);
-    output
-        .expect_code(0)
-        .expect_stderr_contains("warning: ")
-        .expect_stderr_contains("Pulumi.dev.yaml:2: `eks:k8s_version: 1.20` is read as the number `1.2`");
+    runner_snapshot!(
+        Redactions::of(&workspace),
+        workspace.std_command(&["validate", "--provider", "demo", "--stack", "dev"])
+    );
 }
 
 #[test]
@@ -49,7 +47,10 @@ fn mara_files_load_as_they_are() {
     )
     .unwrap();
     workspace.stack_file("dev", &example).env_file(&format!("{environment}\nPULUMI_CONFIG_PASSPHRASE=validate\n"));
-    workspace.run(&["validate", "--provider", "demo", "--stack", "foo"]).expect_code(0);
+    runner_snapshot!(
+        Redactions::of(&workspace),
+        workspace.std_command(&["validate", "--provider", "demo", "--stack", "foo"])
+    );
 }
 
 #[test]
@@ -57,18 +58,10 @@ fn root_is_found_from_a_nested_folder_and_can_be_overridden() {
     let workspace = Workspace::new();
     workspace.provider("demo", PROVIDER).project("a");
     let nested = workspace.path("projects/a");
-    let output =
-        assert_cmd::Command::cargo_bin("runner").unwrap().current_dir(&nested).args(["providers"]).output().unwrap();
-    assert_eq!(output.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&output.stdout).starts_with("demo  demo"));
+    runner_snapshot!("from_a_nested_folder", Redactions::of(&workspace), hermetic_runner(&nested, &["providers"]));
     let elsewhere = tempfile::tempdir().unwrap();
-    let output = assert_cmd::Command::cargo_bin("runner")
-        .unwrap()
-        .current_dir(elsewhere.path())
-        .args(["--root", workspace.root().to_str().unwrap(), "providers"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0));
+    let args = ["--root", workspace.root().to_str().unwrap(), "providers"];
+    runner_snapshot!("with_root", Redactions::of(&workspace), hermetic_runner(elsewhere.path(), &args));
 }
 
 #[test]
@@ -91,12 +84,10 @@ fn validate_warns_about_stack_references_without_a_dependency() {
             ".runner/backend/.pulumi/stacks/app/dev.json",
             r#"{"version":3,"checkpoint":{"latest":{"resources":[{"type":"pulumi:pulumi:StackReference","inputs":{"name":"organization/network/dev"}}]}}}"#,
         );
-    let output = workspace.run(&["validate", "--provider", "refs", "--stack", "dev"]);
-    output.expect_code(0);
-    output.expect_stderr_contains("warning: ").expect_stderr_contains(
-        "providers/refs.toml:5: `cluster` reads stack `organization/network/${pulumi.stack}` (project `network`) through a StackReference in its program, but does not depend on it",
+    runner_snapshot!(
+        Redactions::of(&workspace),
+        workspace.std_command(&["validate", "--provider", "refs", "--stack", "dev"])
     );
-    output.expect_stderr_contains("`app` reads stack `organization/network/dev` (project `network`) through a StackReference in its deployed state");
 }
 
 /// Hermetic: a copy of the shipped provider and projects, never the working tree's own
@@ -108,9 +99,10 @@ fn the_shipped_local_provider_declares_every_reference() {
     crate::support::copy_tree(&repository.join("providers"), &workspace.path("providers"));
     crate::support::copy_tree(&repository.join("projects/local"), &workspace.path("projects/local"));
     workspace.env_file("PULUMI_STACK=lint\nPULUMI_CONFIG_PASSPHRASE=validate\nLOCAL_CLUSTER_TOKEN=validate-token\n");
-    let output = workspace.run(&["validate", "--provider", "local", "--stack", "lint"]);
-    output.expect_code(0);
-    assert!(!output.stderr().contains("StackReference"), "{}", output.stderr());
+    runner_snapshot!(
+        Redactions::of(&workspace),
+        workspace.std_command(&["validate", "--provider", "local", "--stack", "lint"])
+    );
 }
 
 /// Everything `up` would stumble on is found by `validate`, all at once, with exit 2.
@@ -126,18 +118,17 @@ fn validate_lists_every_problem_a_run_would_hit() {
         .project("good")
         .file("projects/unparsable/Pulumi.yaml", "name: [unclosed\nruntime: yaml\n")
         .file("projects/manifest-only/Pulumi.yaml", "name: vpc\nruntime: python\n");
-    let output = workspace.run(&["validate", "--provider", "broken", "--stack", "dev"]);
-    output
-        .expect_code(2)
-        .expect_stderr_contains("PULUMI_CONFIG_PASSPHRASE")
-        .expect_stderr_contains("project `unparsable`: `")
-        .expect_stderr_contains("project `manifest-only`: no program for runtime `python`")
-        .expect_stderr_contains("missing `app:token`: a secret of project `manifest-only`")
-        .expect_stderr_contains("no environment file");
-    workspace
-        .run(&["validate", "--provider", "empty", "--stack", "dev"])
-        .expect_code(2)
-        .expect_stderr_contains("declares no project");
+    let redactions = Redactions::of(&workspace);
+    runner_snapshot!(
+        "broken",
+        redactions,
+        workspace.std_command(&["validate", "--provider", "broken", "--stack", "dev"])
+    );
+    runner_snapshot!(
+        "empty",
+        redactions,
+        workspace.std_command(&["validate", "--provider", "empty", "--stack", "dev"])
+    );
 }
 
 #[test]
@@ -145,17 +136,12 @@ fn a_missing_environment_file_is_named_with_how_to_start_one() {
     let mut workspace = Workspace::new();
     workspace.provider("demo", PROVIDER).project("a");
     workspace.set_env("PULUMI_CONFIG_PASSPHRASE", "validate");
-    let without = workspace.run(&["validate", "--provider", "demo", "--stack", "dev"]);
-    without.expect_code(0).expect_stderr_contains(
-        "warning: config/pulumi/environment: no environment file: the passphrase, the backend and `KUBECONFIG` come only from the process environment",
-    );
+    let (redactions, args) = (Redactions::of(&workspace), ["validate", "--provider", "demo", "--stack", "dev"]);
+    runner_snapshot!("without", redactions, workspace.std_command(&args));
     workspace.file("config/pulumi/environment.example", "PULUMI_STACK=dev\n");
-    let with_example = workspace.run(&["validate", "--provider", "demo", "--stack", "dev"]);
-    with_example
-        .expect_stderr_contains("start one with `cp config/pulumi/environment.example config/pulumi/environment`");
+    runner_snapshot!("with_an_example", redactions, workspace.std_command(&args));
     workspace.env_file("PULUMI_STACK=dev\n");
-    let present = workspace.run(&["validate", "--provider", "demo", "--stack", "dev"]);
-    assert!(!present.stderr().contains("no environment file"), "{}", present.stderr());
+    runner_snapshot!("present", redactions, workspace.std_command(&args));
 }
 
 /// Every environment entry not known or declared plain is masked: a one-character value then
@@ -168,17 +154,11 @@ fn validate_warns_about_a_short_value_it_will_mask_without_printing_it() {
         .provider("demo", PROVIDER)
         .project("a")
         .env_file("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=validate\nDEBUG=7\nPIN=q9z\nREGION_NAME=eu-west-1\n");
-    let output = workspace.run(&["validate", "--provider", "demo"]);
-    output.expect_code(0).expect_stderr_contains(
-        "config/pulumi/environment:3: `DEBUG` is masked as a secret and its value has 1 character: that text becomes `[secret]` wherever it appears in the output; if it is no secret, add `plain_environment = [\"DEBUG\"]` to `providers/demo.toml`",
-    );
-    let stderr = output.stderr();
-    assert!(
-        stderr.contains("environment:4: `PIN`") && !stderr.contains("q9z") && !stderr.contains("REGION_NAME"),
-        "{stderr}"
-    );
+    let redactions = Redactions::of(&workspace);
+    let output = runner_snapshot!("masked", redactions, workspace.std_command(&["validate", "--provider", "demo"]));
+    // The value itself is never printed, whatever the snapshot is re-accepted as.
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("q9z"));
 
     workspace.provider("demo", &format!("plain_environment = [\"DEBUG\"]\n{PROVIDER}"));
-    let output = workspace.run(&["validate", "--provider", "demo"]);
-    assert!(!output.expect_code(0).stderr().contains("`DEBUG`"), "{}", output.stderr());
+    runner_snapshot!("declared_plain", redactions, workspace.std_command(&["validate", "--provider", "demo"]));
 }
