@@ -26,7 +26,7 @@ pub fn select_with_affected(
     selection: &Selection,
     stack: Option<&str>,
 ) -> Result<BTreeSet<NodeIndex>> {
-    let Some(since) = &selection.affected_since else { return selection.resolve(&loaded.graph) };
+    let Some(since) = &selection.affected_since else { return selection.resolve(&loaded.graph, &loaded.provider.name) };
     let changes = GitChanges::since(settings.root.path(), since)?;
     let shared = shared_files(settings, stack);
     let affected = affected_by(loaded, &shared, &changes.files, &|path| changes.text_at_base(path));
@@ -35,7 +35,7 @@ pub fn select_with_affected(
         Some(_) => loaded.graph.projects().iter().map(|p| p.path.to_string()).collect(),
         None => affected.projects.keys().cloned().collect(),
     });
-    let selected = narrowed.resolve(&loaded.graph)?;
+    let selected = narrowed.resolve(&loaded.graph, &loaded.provider.name)?;
     crate::text::stderr_line!("affected: comparing with {} and uncommitted changes", changes.described_base);
     match &affected.everything {
         Some(reason) => crate::text::stderr_line!("affected: every project, because {reason}"),

@@ -41,7 +41,7 @@ pub use affected_projects::{affected_by, select_with_affected, AffectedProjects}
 pub use command_dispatch::execute;
 pub use completions_command::completions;
 pub use config_command::config_set;
-pub use configuration_gate::{check_shared_secrets, gather_configuration, PendingConfiguration};
+pub use configuration_gate::{check_shared_secrets, config_set_command, gather_configuration, PendingConfiguration};
 pub use data_output::write_data;
 pub use dependency_lint::{undeclared_references, UndeclaredReference};
 pub use doctor_command::doctor;

@@ -16,7 +16,7 @@ pub fn timeline(settings: &Settings, timeline: &TimelineSettings) -> Result<Exit
             UserError::Usage(format!("no run `{id}` is recorded in `.runner/history/`: `runner history` lists them"))
         })?,
         None => runs.last().ok_or_else(|| {
-            UserError::Usage("no run is recorded yet in `.runner/history/`: run `runner up` first".into())
+            UserError::Usage("no run is recorded yet in `.runner/history/`: `up`, `preview`, `refresh`, `destroy` and `drift` record theirs".into())
         })?,
     };
     let data = RunTimeline::load(&state_dir, &record.run_id).unwrap_or_else(|| RunTimeline::from_record(record));

@@ -16,6 +16,7 @@ mod doctor_test;
 mod errors_test;
 mod fake_pulumi_shape_test;
 mod files_kept_test;
+mod hint_commands_test;
 mod history_retention_test;
 mod hostile_input_test;
 mod https_gate_test;
