@@ -9,12 +9,14 @@ use super::run_summary::format_duration;
 use super::Reporter;
 use crate::execute::{ExecutionEvent, OperationProgress, ProjectReport, ProjectResult, RunInfo};
 use crate::provider::ProjectPath;
-use crate::text::{counted, fit_middle, fit_path, fit_reason, word_wrap};
+use crate::text::{counted, fit_middle, fit_path, fit_reason, fit_words, word_wrap};
 
 /// Columns the spinner, the gaps and the elapsed time take on a live line.
-const LIVE_CHROME: usize = 2 + 2 + 1 + 6;
-/// A reason squeezed into fewer columns than this loses the result word's room to it.
-const NARROW_REASON: usize = 24;
+const LIVE_CHROME: usize = 2 + 1 + 1 + 6;
+/// The live line: its status starts in the column where a finished line's result word does.
+pub const LIVE_TEMPLATE: &str = "{spinner} {prefix} {status} {elapsed:>5}";
+/// A reason squeezed into fewer columns than this says nothing: the row ends at its duration.
+const MIN_REASON: usize = 6;
 /// A project path never takes more than this share of the line, so its status stays readable.
 const MAX_PATH_SHARE: usize = 2;
 
@@ -91,17 +93,18 @@ impl TerminalReporter {
         }
         let why = why.join("; ");
         let path = self.shown_path(&report.project);
-        let mut head = format!("{path} {:9} {duration:>7}", report.result.as_str());
-        let room = |head: &str| self.columns().saturating_sub(2 + console::measure_text_width(head) + 2);
-        // On a narrow terminal the mark already says the result: its word goes when that
-        // lets the reason show whole, or when the reason would be left too short to read.
-        let without_result = format!("{path} {duration:>7}");
-        let width = console::measure_text_width(&why);
-        if width > room(&head) && (width <= room(&without_result) || room(&head) < NARROW_REASON) {
-            head = without_result;
-        }
-        let tail = if why.is_empty() { String::new() } else { format!("  {}", fit_reason(&why, room(&head))) };
+        // The result word is the row's answer: the message is cut, never the word, so every row
+        // keeps its columns at every width.
+        let head = format!("{path} {:12} {duration:>7}", report.result.as_str());
+        let room = self.columns().saturating_sub(2 + console::measure_text_width(&head) + 2);
+        let tail =
+            if why.is_empty() || room < MIN_REASON { String::new() } else { format!("  {}", fit_reason(&why, room)) };
         format!("{mark} {head}{tail}")
+    }
+
+    #[cfg(test)]
+    pub fn path_width_for_tests(&self) -> usize {
+        self.path_width
     }
 
     /// What a running project is doing, fitted to the room its live line has.
@@ -144,7 +147,7 @@ impl TerminalReporter {
             let status = status.lock().map(|status| status.clone()).unwrap_or_default();
             let _ = out.write_str(&fit_live(&status, columns(fixed_columns), path_width));
         };
-        ProgressStyle::with_template("{spinner} {prefix}  {status} {elapsed:>5}")
+        ProgressStyle::with_template(LIVE_TEMPLATE)
             .unwrap_or_else(|_| ProgressStyle::default_spinner())
             .with_key("status", fitted)
             .tick_chars("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏ ")
@@ -175,9 +178,15 @@ fn columns(fixed: Option<usize>) -> usize {
     fixed.unwrap_or_else(|| usize::from(console::Term::stderr().size().1)).max(20)
 }
 
-/// A status in the room a live line leaves it on a terminal `columns` wide.
+/// A status in the room a live line leaves it on a terminal `columns` wide: counts are cut after
+/// a whole part (`1 unchanged…`), never inside a word; a long note keeps both its ends.
 fn fit_live(status: &str, columns: usize, path_width: usize) -> String {
-    fit_middle(status, columns.saturating_sub(LIVE_CHROME + path_width))
+    let room = columns.saturating_sub(LIVE_CHROME + path_width);
+    if status.contains(',') {
+        fit_words(status, room)
+    } else {
+        fit_middle(status, room)
+    }
 }
 
 /// `2 created, 3 unchanged, 1 in progress`: the numbers the table will show, as they grow.
