@@ -50,6 +50,7 @@ mod stack_writers_test;
 mod stopping_children_test;
 mod team_workflows_test;
 mod terminal_colour_test;
+mod terminal_screens_test;
 mod terminal_session_test;
 mod unlock_test;
 mod validate_test;

@@ -1,0 +1,79 @@
+//! The screens a person sees at 60, 120 and 200 columns (tmux): no row wraps, every finished
+//! row keeps its result word, and `status` fits the terminal.
+
+use crate::support::Workspace;
+use crate::tmux_session::TmuxSession;
+
+const PROVIDER: &str = "[[project]]\npath = \"infrastructure/network\"\nphase = \"infrastructure\"\n\n\
+                        [[project]]\npath = \"kubernetes/applications/sirius\"\nphase = \"kubernetes\"\ndepends_on = [\"infrastructure/network\"]\n\n\
+                        [[project]]\npath = \"kubernetes/certmgr\"\nphase = \"kubernetes\"\ndepends_on = [\"infrastructure/network\"]\n";
+const PROJECTS: &[&str] = &["infrastructure/network", "kubernetes/applications/sirius", "kubernetes/certmgr"];
+const WIDTHS: [u16; 3] = [60, 120, 200];
+
+fn workspace(script: &str) -> Workspace {
+    let workspace = Workspace::with_fake_pulumi(PROVIDER, PROJECTS, script);
+    workspace.env_file("PULUMI_STACK=dev\n");
+    workspace
+}
+
+/// The screen after `runner ARGS` ran in a window `columns` wide, up to its `exit=` line.
+fn screen(workspace: &Workspace, columns: u16, args: &str) -> String {
+    let runner = assert_cmd::cargo::cargo_bin("runner");
+    let script = format!("{} {args}; echo \"exit=$?\"; sleep 60", runner.display());
+    let terminal = TmuxSession::start(workspace, columns, 50, &script);
+    let screen = terminal.screen_when(|shown| shown.contains("exit="));
+    terminal.close();
+    assert!(screen.contains("exit="), "{screen}");
+    screen
+}
+
+/// Every line that starts with a result mark is a whole row: it names a project and a result
+/// word, and the line after it is no continuation of it.
+#[track_caller]
+fn assert_whole_rows(screen: &str, columns: u16) {
+    let lines: Vec<&str> = screen.lines().collect();
+    for (index, line) in lines.iter().enumerate() {
+        let Some(rest) = line.strip_prefix(['✓', '✗', '-', '!', '∅']).and_then(|rest| rest.strip_prefix(' '))
+        else {
+            continue;
+        };
+        if !PROJECTS.iter().any(|project| rest.starts_with(project) || rest.contains('…')) {
+            continue;
+        }
+        assert!(
+            ["succeeded", "failed", "skipped", "cancelled", "not deployed"].iter().any(|word| rest.contains(word)),
+            "a row without its result word at {columns} columns:\n{screen}"
+        );
+        assert!(
+            console::measure_text_width(line) <= usize::from(columns) && index + 1 < lines.len(),
+            "a row wider than the window at {columns} columns:\n{screen}"
+        );
+    }
+}
+
+#[test]
+fn up_with_a_long_failure_keeps_every_result_word_at_every_width() {
+    let failure = "error: creating the certificate manager: the webhook did not answer in time, and the \
+                   deployment was rolled back after the readiness probe failed three times in a row";
+    let script = serde_json::json!({"projects": {"kubernetes-certmgr": {"fail": failure, "fail_on": ["up"]}}});
+    for columns in WIDTHS {
+        let workspace = workspace(&script.to_string());
+        let shown = screen(&workspace, columns, "up --provider demo --stack dev");
+        assert!(shown.contains("exit=1"), "{shown}");
+        assert!(shown.contains("failed"), "{shown}");
+        assert_whole_rows(&shown, columns);
+    }
+}
+
+#[test]
+fn status_fits_the_terminal() {
+    let workspace = workspace("{}");
+    workspace.run(&["up", "--provider", "demo", "--stack", "dev", "--non-interactive"]).expect_code(0);
+    workspace.run(&["drift", "--provider", "demo", "--stack", "dev", "--non-interactive"]);
+    for columns in WIDTHS {
+        let shown = screen(&workspace, columns, "status --provider demo --stack dev");
+        let rows: Vec<&str> = shown.lines().take_while(|line| !line.starts_with("exit=")).collect();
+        assert_eq!(rows.len(), 1 + PROJECTS.len(), "a row wrapped at {columns} columns:\n{shown}");
+        assert!(rows[1..].iter().all(|row| PROJECTS.iter().any(|p| row.starts_with(p))), "{shown}");
+    }
+}
