@@ -359,3 +359,19 @@ fn the_header_and_the_interrupt_wrap_at_a_space_on_a_narrow_terminal() {
     let interrupted = TerminalReporter::hidden(40).interrupting_line(false);
     assert_eq!(interrupted, "interrupted: cancelling running projects\n  (Ctrl-C again to kill them)");
 }
+
+#[test]
+fn a_preview_row_uses_pulumis_preview_words() {
+    let events = success_events();
+    let summary = summary_of(&events);
+    let mut report =
+        summary.reports.iter().find(|report| report.project.as_str() == "infrastructure/cluster").unwrap().clone();
+    report.operation = Some(Operation::Preview);
+    let mut reporter = TerminalReporter::hidden(200);
+    reporter.on_event(&events[0]);
+    let line = reporter.finished_line(&report);
+    assert!(line.contains("3 to create, 1 to update, 20 unchanged"), "{line}");
+    let progress =
+        OperationProgress { steps_seen: 1, is_preview: Some(true), observed: report.changes, ..Default::default() };
+    assert!(progress_status(&progress).starts_with("3 to create, 1 to update"), "{}", progress_status(&progress));
+}

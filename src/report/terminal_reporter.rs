@@ -82,7 +82,7 @@ impl TerminalReporter {
         };
         let duration = if report.started.is_some() { format_duration(report.duration) } else { String::new() };
         let mut why = Vec::new();
-        let changes = report.changes.brief();
+        let changes = report.changes.brief_of(report.operation.is_some_and(|operation| operation.is_preview()));
         if !changes.is_empty() && report.result != ProjectResult::Skipped {
             why.push(changes);
         }
@@ -191,7 +191,7 @@ fn fit_live(status: &str, columns: usize, path_width: usize) -> String {
 
 /// `2 created, 3 unchanged, 1 in progress`: the numbers the table will show, as they grow.
 pub fn progress_status(progress: &OperationProgress) -> String {
-    let mut parts = vec![progress.changes().brief()];
+    let mut parts = vec![progress.changes().brief_of(progress.is_preview == Some(true))];
     let running = progress.steps_seen.saturating_sub(progress.steps_done + progress.steps_failed);
     if running > 0 {
         parts.push(format!("{running} in progress"));
