@@ -39,7 +39,6 @@ pub struct Preflight {
 impl Preflight {
     pub fn run(input: &PreflightInput) -> Self {
         let mut preflight = Preflight::default();
-        preflight.check_environment_file(input.root);
         if input.require_passphrase {
             preflight.check_passphrase(input.environment, input.backend);
         }
@@ -83,16 +82,6 @@ impl Preflight {
             Ok(())
         } else {
             Err(UserError::PreflightFailed { problems: self.problems })
-        }
-    }
-
-    fn check_environment_file(&mut self, root: &RepositoryRoot) {
-        let file = root.environment_file();
-        if !file.exists() {
-            let shown = file.strip_prefix(root.path()).unwrap_or(&file).display().to_string();
-            self.notes.push(format!(
-                "no environment file `{shown}`: only the process environment is used (copy `{shown}.example` to start one)"
-            ));
         }
     }
 

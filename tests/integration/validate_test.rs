@@ -149,6 +149,7 @@ fn a_missing_environment_file_is_named_with_how_to_start_one() {
     without.expect_code(0).expect_stderr_contains(
         "warning: config/pulumi/environment: no environment file: the passphrase, the backend and `KUBECONFIG` come only from the process environment",
     );
+    assert_eq!(without.stderr().matches("no environment file").count(), 1, "said once:\n{}", without.stderr());
     workspace.file("config/pulumi/environment.example", "PULUMI_STACK=dev\n");
     let with_example = workspace.run(&["validate", "--provider", "demo", "--stack", "dev"]);
     with_example
