@@ -108,6 +108,9 @@ impl Preflight {
         if let Some(problem) = program_problem(&dir, &manifest.runtime) {
             self.problems.push(format!("project `{}`: {problem}", project.path));
         }
+        if let Some(problem) = super::language_host_problem(&manifest.runtime, input.environment) {
+            self.problems.push(format!("project `{}`: {problem}", project.path));
+        }
     }
 
     fn check_report_path(&mut self, report: &Path, probe: &mut WritableProbe) {
