@@ -52,5 +52,6 @@ mod team_workflows_test;
 mod terminal_colour_test;
 mod terminal_screens_test;
 mod terminal_session_test;
+mod timeline_picture_test;
 mod unlock_test;
 mod validate_test;
