@@ -195,7 +195,7 @@ fn plain_lines(events: &[ExecutionEvent]) -> String {
 
 /// The final table, then the failures block, as `runner` prints them at the end of a run.
 fn end_of_run(summary: &RunSummary) -> String {
-    format!("{}{}", summary.table(), summary.failures())
+    format!("{}{}", summary.table(), summary.failures(None))
 }
 
 /// Whatever varies between machines and runs: home folders, clock times, run ids. Durations are

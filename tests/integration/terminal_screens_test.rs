@@ -61,6 +61,10 @@ fn up_with_a_long_failure_keeps_every_result_word_at_every_width() {
         let shown = screen(&workspace, columns, "up --provider demo --stack dev");
         assert!(shown.contains("exit=1"), "{shown}");
         assert!(shown.contains("failed"), "{shown}");
+        if columns >= 120 {
+            // Paths as the footer's `logs:` shows them: relative to where the user stands.
+            assert!(shown.contains("full log: .runner/logs/"), "{shown}");
+        }
         assert_whole_rows(&shown, columns);
     }
 }
