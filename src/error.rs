@@ -128,7 +128,7 @@ pub enum UserError {
     #[error("{0}")]
     Internal(String),
 
-    #[error("nothing was run; the preflight found {} problem(s):\n{}", .problems.len(), problem_list(.problems))]
+    #[error("nothing was run; the preflight found {} {}:\n{}", .problems.len(), if .problems.len() == 1 { "problem" } else { "problems" }, problem_list(.problems))]
     PreflightFailed { problems: Vec<String> },
     #[error("{input} breaks the Pulumi Kubernetes Operator's rules:\n{}", problem_list(.problems))]
     OperatorRules { input: String, problems: Vec<String> },

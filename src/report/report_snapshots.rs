@@ -354,8 +354,8 @@ fn the_header_and_the_interrupt_wrap_at_a_space_on_a_narrow_terminal() {
     let ExecutionEvent::RunStarted(info) = run_started(&["infrastructure/vpc", "kubernetes/app"]) else {
         unreachable!("run_started makes a `RunStarted`")
     };
-    assert_eq!(TerminalReporter::hidden(100).header(&info), "up 2 projects of `aws` on stack `dev`, up to 4 at once");
-    assert_eq!(TerminalReporter::hidden(40).header(&info), "up 2 projects of `aws` on stack `dev`,\n  up to 4 at once");
+    assert_eq!(TerminalReporter::hidden(100).header(&info), "up 2 projects of `aws` on stack `dev`, up to 2 at once");
+    assert_eq!(TerminalReporter::hidden(40).header(&info), "up 2 projects of `aws` on stack `dev`,\n  up to 2 at once");
     let interrupted = TerminalReporter::hidden(40).interrupting_line(false);
     assert_eq!(interrupted, "interrupted: cancelling running projects\n  (Ctrl-C again to kill them)");
 }

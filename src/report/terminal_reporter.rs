@@ -115,14 +115,18 @@ impl TerminalReporter {
     /// `up 6 projects of `local` on stack `dev`, up to 4 at once`, wrapped at a space when the
     /// terminal is narrower.
     pub fn header(&self, info: &RunInfo) -> String {
-        let header = format!(
-            "{} {} of `{}` on stack `{}`, up to {} at once",
+        let mut header = format!(
+            "{} {} of `{}` on stack `{}`",
             info.operation,
             counted(info.projects.len(), "project"),
             info.provider,
-            info.stack,
-            info.parallelism
+            info.stack
         );
+        // No more at once than there are projects; one project runs alone, which needs no word.
+        let at_once = info.parallelism.min(info.projects.len());
+        if at_once > 1 {
+            header.push_str(&format!(", up to {at_once} at once"));
+        }
         self.wrapped(&header)
     }
 
@@ -247,6 +251,13 @@ impl Reporter for TerminalReporter {
             }
             ExecutionEvent::Interrupting { kill } => {
                 let _ = self.multi.println(self.interrupting_line(*kill));
+            }
+            ExecutionEvent::RunEstimate { remaining, ended, total }
+                if ended >= total || remaining.as_secs_f64() < 0.1 =>
+            {
+                if let Some(bar) = self.eta.take() {
+                    bar.finish_and_clear();
+                }
             }
             ExecutionEvent::RunEstimate { remaining, ended, total } => {
                 let multi = self.multi.clone();
