@@ -81,3 +81,35 @@ fn hints_of_a_failed_and_an_interrupted_run_run_as_printed() {
     );
     assert!(hints.iter().any(|hint| hint.ends_with("--resume")), "no resume hint among {hints:#?}");
 }
+
+/// `config set --secret` on a stack that does not exist yet makes it in the project that keeps
+/// the secrets (real `pulumi`): it says which, the second time it says nothing.
+#[test]
+fn a_secret_on_a_new_stack_says_which_stack_it_creates() {
+    let workspace = local_workspace();
+    workspace.env_file("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=new-stack-1234\n");
+    let set = || {
+        let output = workspace
+            .command(&[
+                "config",
+                "set",
+                "--secret",
+                "local:cluster_token",
+                "--provider",
+                "local",
+                "--stack",
+                "dev",
+                "--project",
+                "infrastructure/cluster",
+            ])
+            .write_stdin("token-value-1234\n")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let first = set();
+    assert!(first.contains("note: creating stack `dev` of project `"), "{first}");
+    let second = set();
+    assert!(!second.contains("creating stack"), "{second}");
+}
