@@ -40,12 +40,23 @@ pub struct TerminalReporter {
     fixed_columns: Option<usize>,
     /// `about 3m10s left (5 of 15 done)`, below the running projects, once the history knows.
     eta: Option<ProgressBar>,
+    /// The run's operation: a project's own (a prerequisite's) else this one words its counts.
+    operation: Option<crate::plan::Operation>,
 }
 
 impl TerminalReporter {
     pub fn new(verbose: bool, color: bool) -> Self {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(8));
-        Self { multi, live: HashMap::new(), path_width: 20, verbose, color, fixed_columns: None, eta: None }
+        Self {
+            multi,
+            live: HashMap::new(),
+            path_width: 20,
+            verbose,
+            color,
+            fixed_columns: None,
+            eta: None,
+            operation: None,
+        }
     }
 
     /// A reporter drawing nowhere, `columns` wide: for tests of the lines it makes.
@@ -82,7 +93,8 @@ impl TerminalReporter {
         };
         let duration = if report.started.is_some() { format_duration(report.duration) } else { String::new() };
         let mut why = Vec::new();
-        let changes = report.changes.brief_of(report.operation.is_some_and(|operation| operation.is_preview()));
+        let operation = report.operation.or(self.operation);
+        let changes = report.changes.brief_of(operation.is_some_and(|operation| operation.is_preview()));
         if !changes.is_empty() && report.result != ProjectResult::Skipped {
             why.push(changes);
         }
@@ -219,6 +231,7 @@ impl Reporter for TerminalReporter {
     fn on_event(&mut self, event: &ExecutionEvent) {
         match event {
             ExecutionEvent::RunStarted(info) => {
+                self.operation = Some(info.operation);
                 let longest = info.projects.iter().map(|p| p.as_str().len()).max().unwrap_or(20);
                 self.path_width = longest.min(self.columns() / MAX_PATH_SHARE);
                 let _ = self.multi.println(self.header(info));

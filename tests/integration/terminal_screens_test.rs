@@ -81,3 +81,22 @@ fn status_fits_the_terminal() {
         assert!(rows[1..].iter().all(|row| PROJECTS.iter().any(|p| row.starts_with(p))), "{shown}");
     }
 }
+
+#[test]
+fn preview_and_drift_rows_are_whole_at_every_width_and_preview_speaks_pulumis_words() {
+    let workspace = workspace("{}");
+    for columns in WIDTHS {
+        let preview = screen(&workspace, columns, "preview --provider demo --stack dev");
+        assert!(preview.contains("exit=0"), "{preview}");
+        assert_whole_rows(&preview, columns);
+        assert!(preview.contains("to create"), "Pulumi's preview words at {columns}:\n{preview}");
+        assert!(!preview.contains(" created"), "{preview}");
+    }
+    workspace.run(&["up", "--provider", "demo", "--stack", "dev", "--non-interactive"]).expect_code(0);
+    for columns in WIDTHS {
+        let drift = screen(&workspace, columns, "drift --provider demo --stack dev");
+        assert!(drift.contains("exit="), "{drift}");
+        assert_whole_rows(&drift, columns);
+        assert!(drift.matches("succeeded").count() >= PROJECTS.len(), "{drift}");
+    }
+}
