@@ -15,7 +15,7 @@ fn info(projects: &[&str]) -> RunInfo {
         provider: "local".into(),
         stack: "dev".into(),
         operation: Operation::Up,
-        projects: projects.iter().map(|p| ProjectPath::new(*p)).collect(),
+        projects: projects.iter().map(|p| ProjectPath::new(p)).collect(),
         parallelism: 4,
         log_dir: PathBuf::from(".runner/logs/r"),
         started: SystemTime::UNIX_EPOCH,
