@@ -100,3 +100,21 @@ fn preview_and_drift_rows_are_whole_at_every_width_and_preview_speaks_pulumis_wo
         assert!(drift.matches("succeeded").count() >= PROJECTS.len(), "{drift}");
     }
 }
+
+#[test]
+fn ctrl_c_leaves_whole_rows_at_every_width() {
+    let runner = assert_cmd::cargo::cargo_bin("runner");
+    for columns in WIDTHS {
+        let workspace = workspace(r#"{"default": {"sleep": 30, "cancel_sleep": 0.2}}"#);
+        let script = format!("{} up --provider demo --stack dev; echo \"exit=$?\"; sleep 60", runner.display());
+        let terminal = TmuxSession::start(&workspace, columns, 50, &script);
+        terminal.screen_when(|shown| shown.contains("infrastructure/network"));
+        std::thread::sleep(std::time::Duration::from_millis(800));
+        terminal.send_keys("C-c");
+        let after = terminal.screen_when(|shown| shown.contains("exit="));
+        terminal.close();
+        assert!(after.contains("exit=130"), "{after}");
+        assert!(after.contains("cancelled"), "{after}");
+        assert_whole_rows(&after, columns);
+    }
+}
