@@ -22,9 +22,19 @@ impl Location {
 impl std::fmt::Display for Location {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.line {
-            Some(line) => write!(f, "{}:{}", self.path.display(), line),
-            None => write!(f, "{}", self.path.display()),
+            Some(line) => write!(f, "{}:{}", shown_path(&self.path), line),
+            None => write!(f, "{}", shown_path(&self.path)),
         }
+    }
+}
+
+/// A path as every message shows it: relative to where the user stands when it is below it
+/// (`config/pulumi/environment`), else as it is.
+pub fn shown_path(path: &std::path::Path) -> String {
+    let cwd = std::env::current_dir().ok();
+    match cwd.as_deref().and_then(|cwd| path.strip_prefix(cwd).ok()) {
+        Some(relative) if !relative.as_os_str().is_empty() => relative.display().to_string(),
+        _ => path.display().to_string(),
     }
 }
 
@@ -37,10 +47,10 @@ pub enum UserError {
     #[error("`{path}` is not a directory holding `providers/`, nor a MARA checkout (`pulumi/python/automation/` and `config/pulumi/`)")]
     RootInvalid { path: PathBuf },
 
-    #[error("cannot read `{path}`: {reason}")]
+    #[error("cannot read `{}`: {reason}", shown_path(path))]
     Unreadable { path: PathBuf, reason: String },
 
-    #[error("cannot write `{path}`: {reason}")]
+    #[error("cannot write `{}`: {reason}", shown_path(path))]
     Unwritable { path: PathBuf, reason: String },
 
     #[error("{location}: {message}")]
@@ -52,7 +62,7 @@ pub enum UserError {
     #[error("stack `{from_flag}` from `--stack` differs from `PULUMI_STACK={from_file}` at `{location}`")]
     StackMismatch { from_flag: String, from_file: String, location: Location },
 
-    #[error("no stack given: pass `--stack NAME` or set `PULUMI_STACK` in `{file}`")]
+    #[error("no stack given: pass `--stack NAME` or set `PULUMI_STACK` in `{}`", shown_path(file))]
     StackMissing { file: PathBuf },
 
     #[error("invalid stack name `{name}`: use letters, digits, `-`, `_` and `.`")]
@@ -118,7 +128,7 @@ pub enum UserError {
     #[error("{0}")]
     Internal(String),
 
-    #[error("nothing was run; the preflight found {} problem(s):\n{}", .problems.len(), problem_list(.problems))]
+    #[error("nothing was run; the preflight found {} {}:\n{}", .problems.len(), if .problems.len() == 1 { "problem" } else { "problems" }, problem_list(.problems))]
     PreflightFailed { problems: Vec<String> },
     #[error("{input} breaks the Pulumi Kubernetes Operator's rules:\n{}", problem_list(.problems))]
     OperatorRules { input: String, problems: Vec<String> },

@@ -72,6 +72,15 @@ pub fn config_set(settings: &Settings, request: &ConfigSetSettings) -> Result<Ex
             UserError::Usage(format!("provider `{}` has no project to keep secrets in", loaded.provider.name))
         })?;
     let pulumi = crate::commands::shared::pulumi_location::find_pulumi(&environment)?;
+    // `pulumi config set` needs the stack: it is made in the project that keeps the secrets,
+    // which may be none of those named on the command line, so it is said, not done silently.
+    let (holder, holder_dir, exists) = store.holder(&backend);
+    if exists != Some(true) {
+        crate::text::stderr_line!(
+            "note: creating stack `{stack}` of project `{holder}` ({}) to keep the secret",
+            crate::error::shown_path(holder_dir)
+        );
+    }
     let mask = crate::secrets::SecretMask::new([value.clone()]);
     store.store(&pulumi, &environment, &backend, &request.key, &value).map_err(|err| match err {
         UserError::Internal(message) => UserError::Internal(mask.apply(&message)),

@@ -19,7 +19,7 @@ pub fn history(settings: &Settings, history: &HistorySettings) -> Result<ExitSta
         let which = history.stack.as_ref().map(|stack| format!(" of stack `{stack}`")).unwrap_or_default();
         let shown = settings.root.relative(&state_dir).join("history");
         crate::text::stderr_line!(
-            "no runs{which} recorded yet in `{}`: `runner up`, `preview`, `refresh`, `destroy` and `drift` record theirs",
+            "no runs{which} recorded yet in `{}`: `up`, `preview`, `refresh`, `destroy` and `drift` record theirs",
             shown.display()
         );
         return Ok(ExitStatus::Success);

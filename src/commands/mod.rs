@@ -35,7 +35,9 @@ pub use history::history;
 pub use outputs::outputs;
 pub use providers::list_providers;
 pub use run::command::run;
-pub use run::configuration_gate::{check_shared_secrets, gather_configuration, PendingConfiguration};
+pub use run::configuration_gate::{
+    check_shared_secrets, config_set_command, gather_configuration, PendingConfiguration,
+};
 pub use run::preflight_gate::{missing_problem, preflight_and_gather};
 pub use shared::data_output::write_data;
 pub use shared::input_files::InputFiles;

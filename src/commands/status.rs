@@ -11,17 +11,15 @@ use crate::history::{ProjectState, RunStore};
 pub fn status(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &stack.provider)?;
     let runs = RunStore::new(&settings.root.state_dir()).runs_of(&loaded.provider.name, &stack.stack);
-    let width = loaded.graph.projects().iter().map(|p| p.path.as_str().len()).max().unwrap_or(7).max(7);
-    let mut out = std::io::stdout().lock();
-    let _ =
-        writeln!(out, "{:width$}  {:9}  {:10}  {:20}  {:24}  last drift", "project", "last", "result", "ended", "run");
+    let mut rows = vec![["project", "last", "result", "ended", "run", "last drift"].map(String::from)];
     for project in loaded.graph.projects() {
         let last = runs.iter().rev().find_map(|run| {
             run.project(project.path.as_str())
                 .filter(|record| record.result != ProjectState::Pending)
                 .map(|record| (run, record))
         });
-        match last {
+        let path = project.path.to_string();
+        rows.push(match last {
             Some((run, record)) => {
                 let ended = record
                     .ended
@@ -29,43 +27,20 @@ pub fn status(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> 
                         humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs_f64(at.max(0.0))).to_string()
                     })
                     .unwrap_or_else(|| "-".into());
-                let _ = writeln!(
-                    out,
-                    "{:width$}  {:9}  {:10}  {:20}  {:24}  {}",
-                    project.path.as_str(),
-                    run.operation,
-                    record.result,
-                    ended,
-                    run.run_id,
-                    super::drift_status::last_drift(&runs, project.path.as_str())
-                );
+                let drift = super::drift_status::last_drift(&runs, project.path.as_str());
+                [path, run.operation.to_string(), record.result.to_string(), ended, run.run_id.clone(), drift]
             }
+            // This copy never ran it; another one sharing the backend may have.
             None => match backend_status(settings, stack, &loaded, &project.path) {
-                // This copy never ran it; another one sharing the backend may have.
-                Some((operation, result, ended)) => {
-                    let _ = writeln!(
-                        out,
-                        "{:width$}  {:9}  {:10}  {:20}  {:24}  (backend)",
-                        project.path.as_str(),
-                        operation,
-                        result,
-                        ended,
-                        "-"
-                    );
-                }
-                None => {
-                    let _ = writeln!(
-                        out,
-                        "{:width$}  {:9}  {:10}  {:20}  {:24}  -",
-                        project.path.as_str(),
-                        "-",
-                        "never run",
-                        "-",
-                        "-"
-                    );
-                }
+                Some((operation, result, ended)) => [path, operation, result, ended, "-".into(), "(backend)".into()],
+                None => [path, "-".into(), "never run".into(), "-".into(), "-".into(), "-".into()],
             },
-        }
+        });
+    }
+    let columns = console::Term::stdout().is_term().then(|| usize::from(console::Term::stdout().size().1));
+    let mut out = std::io::stdout().lock();
+    for line in fitted_table(&rows, columns) {
+        let _ = writeln!(out, "{line}");
     }
     Ok(ExitStatus::Success)
 }
@@ -88,4 +63,57 @@ fn backend_status(
     let latest = history.latest()?;
     let ended = latest.ended.map(|at| humantime::format_rfc3339_seconds(at).to_string()).unwrap_or_else(|| "-".into());
     Some((latest.kind.as_str().to_string(), latest.result.as_str().to_string(), ended))
+}
+
+/// The rows as columns two spaces apart, in at most `columns` when a terminal is that wide: the
+/// run column goes first (`history` lists the runs), then the time, then the last column is cut.
+fn fitted_table(rows: &[[String; 6]], columns: Option<usize>) -> Vec<String> {
+    let widths = |index: usize| rows.iter().map(|row| console::measure_text_width(&row[index])).max().unwrap_or(0);
+    let total = |kept: &[usize]| kept.iter().map(|&index| widths(index) + 2).sum::<usize>() - 2;
+    let mut kept: Vec<usize> = (0..6).collect();
+    for dropped in [4, 3] {
+        // The last column needs a few readable words; it is cut to the rest.
+        let needed = total(&kept) - widths(5) + widths(5).min(16);
+        if columns.is_some_and(|columns| needed > columns) {
+            kept.retain(|&index| index != dropped);
+        }
+    }
+    rows.iter()
+        .map(|row| {
+            let mut line = String::new();
+            for (position, &index) in kept.iter().enumerate() {
+                if position + 1 == kept.len() {
+                    let room = columns.map_or(usize::MAX, |columns| columns.saturating_sub(line.chars().count()));
+                    line.push_str(&crate::text::fit_reason(&row[index], room));
+                } else {
+                    line.push_str(&format!("{:width$}  ", row[index], width = widths(index)));
+                }
+            }
+            line.trim_end().to_string()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fitted_table;
+
+    #[test]
+    fn a_terminal_gets_the_table_in_its_width_and_a_pipe_gets_every_column() {
+        let run = "20261124T072858Z-4f2a9c1e".to_string();
+        let row = |project: &str, drift: String| {
+            [project, "drift", "succeeded", "2026-11-24T07:28:58Z", run.as_str(), drift.as_str()].map(String::from)
+        };
+        let rows = vec![
+            ["project", "last", "result", "ended", "run", "last drift"].map(String::from),
+            row("kubernetes/applications/sirius", format!("drifted (2): update aws:ec2/vpc:Vpc main, ... ({run})")),
+            row("infrastructure/kubeconfig", format!("no drift ({run})")),
+        ];
+        for columns in [60, 80, 120, 200] {
+            for line in fitted_table(&rows, Some(columns)) {
+                assert!(console::measure_text_width(&line) <= columns, "{line:?} at {columns}");
+            }
+        }
+        assert!(fitted_table(&rows, None).iter().all(|line| line.contains(&run) || line.starts_with("project")));
+    }
 }

@@ -9,6 +9,14 @@ pub fn timeline(settings: &Settings, timeline: &TimelineSettings) -> Result<Exit
     if let Some(file) = &timeline.output {
         super::InputFiles::of(&settings.root, None).refuse_overwrite("-o", file)?;
     }
+    // An SVG is a picture: in a terminal it is thirty lines of markup nobody reads.
+    if timeline.output.is_none() && matches!(timeline.format, TimelineFormat::Svg) && console::Term::stdout().is_term()
+    {
+        let run = timeline.run.as_deref().map(|id| format!(" {id}")).unwrap_or_default();
+        return Err(UserError::Usage(format!(
+            "the timeline is an SVG picture, not text for a terminal: write it to a file with `runner timeline{run} -o timeline.svg`, or `--format mermaid` for text"
+        )));
+    }
     let state_dir = settings.root.state_dir();
     let runs = RunStore::new(&state_dir).runs();
     let record = match &timeline.run {
@@ -16,7 +24,7 @@ pub fn timeline(settings: &Settings, timeline: &TimelineSettings) -> Result<Exit
             UserError::Usage(format!("no run `{id}` is recorded in `.runner/history/`: `runner history` lists them"))
         })?,
         None => runs.last().ok_or_else(|| {
-            UserError::Usage("no run is recorded yet in `.runner/history/`: run `runner up` first".into())
+            UserError::Usage("no run is recorded yet in `.runner/history/`: `up`, `preview`, `refresh`, `destroy` and `drift` record theirs".into())
         })?,
     };
     let data = RunTimeline::load(&state_dir, &record.run_id).unwrap_or_else(|| RunTimeline::from_record(record));

@@ -88,7 +88,10 @@ fn missing_secrets(
         if !with_env(key.and_then(|key| key.default_env.as_deref())) {
             problems.push(MissingSetting {
                 key: name.clone(),
-                how_to_set: format!("a secret: run `runner config set --secret {name}` and type the value"),
+                how_to_set: format!(
+                    "a secret: run `{}` and type the value",
+                    super::config_set_command(&loaded.provider.name, &stack.stack, name, None)
+                ),
             });
         }
     }
@@ -99,10 +102,14 @@ fn missing_secrets(
     for project in loaded.graph.projects() {
         for secret in &project.secrets {
             if seen.insert(secret.key.clone()) && !with_env(secret.default_env.as_deref()) {
-                let mut how_to_set = format!(
-                    "a secret of project `{}`: run `runner config set --secret {} --project {}` and type the value",
-                    project.path, secret.key, project.path
+                let command = super::config_set_command(
+                    &loaded.provider.name,
+                    &stack.stack,
+                    &secret.key,
+                    Some(project.path.as_str()),
                 );
+                let mut how_to_set =
+                    format!("a secret of project `{}`: run `{command}` and type the value", project.path);
                 if let Some(env) = &secret.default_env {
                     how_to_set.push_str(&format!(", or set `{env}`"));
                 }

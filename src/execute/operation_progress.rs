@@ -27,6 +27,27 @@ impl ResourceChanges {
             (self.unchanged, "unchanged"),
         ])
     }
+
+    /// `1 to create, 1 to update, 2 unchanged`: a preview's counts in Pulumi's own preview words,
+    /// so the row agrees with the `(1 to update)` Pulumi prints above it.
+    pub fn brief_planned(&self) -> String {
+        crate::text::nonzero_counts(&[
+            (self.created, "to create"),
+            (self.replaced, "to replace"),
+            (self.updated, "to update"),
+            (self.deleted, "to delete"),
+            (self.unchanged, "unchanged"),
+        ])
+    }
+
+    /// The brief in the words of an operation that changes things or only previews them.
+    pub fn brief_of(&self, preview: bool) -> String {
+        if preview {
+            self.brief_planned()
+        } else {
+            self.brief()
+        }
+    }
 }
 
 #[cfg(test)]
@@ -38,6 +59,7 @@ mod tests {
         assert_eq!(ResourceChanges::default().brief(), "");
         let changes = ResourceChanges { created: 3, updated: 1, unchanged: 20, ..Default::default() };
         assert_eq!(changes.brief(), "3 created, 1 updated, 20 unchanged");
+        assert_eq!(changes.brief_of(true), "3 to create, 1 to update, 20 unchanged", "Pulumi's preview words");
     }
 }
 

@@ -24,19 +24,20 @@ pub struct Selection {
 }
 
 impl Selection {
-    pub fn resolve(&self, graph: &ProjectGraph) -> Result<BTreeSet<NodeIndex>> {
+    /// `provider` names the provider in the hint of an unknown project, so it runs as printed.
+    pub fn resolve(&self, graph: &ProjectGraph, provider: &str) -> Result<BTreeSet<NodeIndex>> {
         let mut selected: BTreeSet<NodeIndex> = if self.only.is_empty() {
             (0..graph.len()).filter(|&node| !graph.project(node).only_as_prerequisite).collect()
         } else {
-            self.only.iter().map(|name| node(graph, name)).collect::<Result<_>>()?
+            self.only.iter().map(|name| node(graph, name, provider)).collect::<Result<_>>()?
         };
         if let Some(affected) = &self.affected {
-            let seeds = affected.iter().map(|name| node(graph, name)).collect::<Result<Vec<_>>>()?;
+            let seeds = affected.iter().map(|name| node(graph, name, provider)).collect::<Result<Vec<_>>>()?;
             let reached = closure(graph, seeds, |n| graph.dependents(n));
             selected = selected.intersection(&reached).copied().collect();
         }
         if let Some(from) = &self.from {
-            let start = node(graph, from)?;
+            let start = node(graph, from, provider)?;
             let downstream = closure(graph, [start], |n| graph.dependents(n));
             selected = if self.only.is_empty() { downstream } else { selected.union(&downstream).copied().collect() };
         }
@@ -47,7 +48,7 @@ impl Selection {
             selected = closure(graph, selected.iter().copied(), |n| graph.dependents(n));
         }
         for name in &self.exclude {
-            selected.remove(&node(graph, name)?);
+            selected.remove(&node(graph, name, provider)?);
         }
         Ok(selected)
     }
@@ -69,11 +70,13 @@ pub fn closure(
     seen
 }
 
-fn node(graph: &ProjectGraph, name: &str) -> Result<NodeIndex> {
+fn node(graph: &ProjectGraph, name: &str, provider: &str) -> Result<NodeIndex> {
     graph.node_of(&ProjectPath::new(name)).ok_or_else(|| {
         let known: Vec<String> = graph.projects().iter().map(|p| p.path.to_string()).collect();
         let hint = nearest_name(name, &known).map(|near| format!(" (did you mean `{near}`?)")).unwrap_or_default();
-        UserError::Usage(format!("unknown project `{name}`{hint}: `runner show` lists the projects"))
+        UserError::Usage(format!(
+            "unknown project `{name}`{hint}: `runner show --provider {provider}` lists the projects"
+        ))
     })
 }
 
@@ -101,7 +104,7 @@ mod tests {
 
     fn select(selection: Selection) -> Vec<String> {
         let graph = graph();
-        names(&graph, &selection.resolve(&graph).unwrap())
+        names(&graph, &selection.resolve(&graph, "p").unwrap())
     }
 
     #[test]
@@ -157,7 +160,7 @@ mod tests {
     #[test]
     fn unknown_names_are_errors_with_suggestions() {
         let graph = graph();
-        let err = Selection { only: vec!["bb".into()], ..Default::default() }.resolve(&graph).unwrap_err();
+        let err = Selection { only: vec!["bb".into()], ..Default::default() }.resolve(&graph, "p").unwrap_err();
         assert!(err.to_string().contains("unknown project `bb` (did you mean `b`?)"), "{err}");
     }
 }

@@ -39,7 +39,6 @@ pub struct Preflight {
 impl Preflight {
     pub fn run(input: &PreflightInput) -> Self {
         let mut preflight = Preflight::default();
-        preflight.check_environment_file(input.root);
         if input.require_passphrase {
             preflight.check_passphrase(input.environment, input.backend);
         }
@@ -86,16 +85,6 @@ impl Preflight {
         }
     }
 
-    fn check_environment_file(&mut self, root: &RepositoryRoot) {
-        let file = root.environment_file();
-        if !file.exists() {
-            let shown = file.strip_prefix(root.path()).unwrap_or(&file).display().to_string();
-            self.notes.push(format!(
-                "no environment file `{shown}`: only the process environment is used (copy `{shown}.example` to start one)"
-            ));
-        }
-    }
-
     fn check_passphrase(&mut self, environment: &ChildEnvironment, backend: &Backend) {
         let passphrase_set = environment.get("PULUMI_CONFIG_PASSPHRASE").is_some()
             || environment.get("PULUMI_CONFIG_PASSPHRASE_FILE").is_some();
@@ -117,6 +106,9 @@ impl Preflight {
             }
         };
         if let Some(problem) = program_problem(&dir, &manifest.runtime) {
+            self.problems.push(format!("project `{}`: {problem}", project.path));
+        }
+        if let Some(problem) = super::language_host_problem(&manifest.runtime, input.environment) {
             self.problems.push(format!("project `{}`: {problem}", project.path));
         }
     }

@@ -52,6 +52,20 @@ pub fn provider_checks(provider: &Provider, environment: &ChildEnvironment) -> V
             super::program_problem(&dir, &manifest.runtime).map(|problem| format!("`{}`: {problem}", project.path))
         })
         .collect();
+    let hostless: Vec<String> = provider
+        .projects
+        .iter()
+        .filter_map(|project| {
+            let manifest = PulumiManifest::load(&provider.dir_of(project)).ok()?;
+            super::language_host_problem(&manifest.runtime, environment)
+                .map(|problem| format!("`{}`: {problem}", project.path))
+        })
+        .collect();
+    checks.push(ProviderCheck {
+        check: "language hosts".into(),
+        ok: hostless.is_empty(),
+        detail: hostless.first().cloned().unwrap_or_else(|| "every project's runtime has its language host".into()),
+    });
     checks.push(ProviderCheck {
         check: "programs".into(),
         ok: missing.is_empty(),

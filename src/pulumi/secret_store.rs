@@ -66,6 +66,12 @@ impl SecretStore {
     }
 
     /// True when the secrets go to the stack file every project reads, to be decrypted by every stack.
+    /// The stack that holds the secrets: `(project name, project folder)` and whether it exists
+    /// yet (`None` when the backend cannot tell), so a caller can say a stack is about to be made.
+    pub fn holder(&self, backend: &Backend) -> (&str, &Path, Option<bool>) {
+        (&self.project_name, &self.project_dir, backend.stack_exists(&self.project_name, &self.stack))
+    }
+
     pub fn is_shared(&self) -> bool {
         self.shared
     }

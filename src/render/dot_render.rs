@@ -1,4 +1,4 @@
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
 
 use crate::graph::{NodeIndex, ProjectGraph};
@@ -52,38 +52,41 @@ pub fn dot(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan) -> S
         let _ = writeln!(out, "  }}");
         drawn.push((phase, members));
     }
+    let ancestors = ancestors(plan);
+    let edges = reduced_edges(plan, &ancestors);
+    let mut phase_edge = None;
     for pair in drawn.windows(2) {
         let ((before, earlier), (after, later)) = (&pair[0], &pair[1]);
-        // From the earlier phase's last project to the later phase's first, and invisibly to
-        // every other project of the later phase that waits for neither phase: the later cluster
-        // then starts right of the earlier one. Invisible edges beside real ones would only
-        // tangle dot's ranking (it then draws the clusters overlapping).
-        let Some(&tail) = earlier.iter().max_by_key(|&&node| wave_of(node)) else { continue };
+        // From the earlier phase's last project to the first project of the later phase that
+        // waits for it (directly or not): the edge means "this phase needs that one", so it never
+        // lands on a project that needs nothing of the earlier phase. Invisibly to every other
+        // project of the later phase that waits for nothing: the later cluster then starts right
+        // of the earlier one. Invisible edges beside real ones would only tangle dot's ranking.
         let mut heads: Vec<NodeIndex> = later.clone();
         heads.sort_by_key(|&node| wave_of(node));
-        let free = |node: &NodeIndex| plan.step(*node).is_some_and(|step| step.blockers().next().is_none());
-        let heads = heads.iter().take(1).chain(heads.iter().skip(1).filter(|node| free(node)));
-        for (i, &head) in heads.enumerate() {
-            let style = if i == 0 {
-                format!(
-                    "ltail={}, lhead={}, style=bold, color=gray40, label=\"phase order\"",
-                    quote(&format!("cluster_{before}")),
-                    quote(&format!("cluster_{after}"))
-                )
-            } else {
-                "style=invis".to_string()
-            };
-            let _ = writeln!(out, "  {} -> {} [{style}];", path(tail), path(head));
+        let Some(tail) = earlier.iter().copied().max_by_key(|&node| wave_of(node)) else { continue };
+        let needs_tail = |node: &&NodeIndex| ancestors.get(*node).is_some_and(|above| above.contains(&tail));
+        let Some(&head) = heads.iter().find(needs_tail).or(heads.first()) else { continue };
+        let _ = writeln!(
+            out,
+            "  {} -> {} [ltail={}, lhead={}, style=bold, color=gray40, label=\"phase order\"];",
+            path(tail),
+            path(head),
+            quote(&format!("cluster_{before}")),
+            quote(&format!("cluster_{after}"))
+        );
+        phase_edge = Some((tail, head));
+        let free = |node: &&NodeIndex| plan.step(**node).is_some_and(|step| step.blockers().next().is_none());
+        for &other in heads.iter().filter(|node| **node != head).filter(free) {
+            let _ = writeln!(out, "  {} -> {} [style=invis];", path(tail), path(other));
         }
     }
-    for &node in &plan.order {
-        let step = plan.step(node).expect("planned");
-        for &blocker in &step.waits_for {
-            let _ = writeln!(out, "  {} -> {};", path(blocker), path(node));
+    for (blocker, node, cluster) in edges {
+        if phase_edge == Some((blocker, node)) {
+            continue;
         }
-        for &blocker in &step.waits_for_cluster {
-            let _ = writeln!(out, "  {} -> {} [style=dashed, label=\"cluster\"];", path(blocker), path(node));
-        }
+        let style = if cluster { " [style=dashed, label=\"cluster\"]" } else { "" };
+        let _ = writeln!(out, "  {} -> {}{style};", path(blocker), path(node));
     }
     out.push_str("}\n");
     out
@@ -91,4 +94,46 @@ pub fn dot(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan) -> S
 
 fn quote(text: &str) -> String {
     format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\"").replace("\\\\n", "\\n"))
+}
+
+/// The plan's edges without those another path implies (a transitive reduction): a project that
+/// waits for `b`, which waits for `a`, gets no edge from `a`. `(blocker, project, for_cluster)`.
+fn reduced_edges(
+    plan: &ExecutionPlan,
+    ancestors: &HashMap<NodeIndex, BTreeSet<NodeIndex>>,
+) -> Vec<(NodeIndex, NodeIndex, bool)> {
+    let mut edges = Vec::new();
+    for &node in &plan.order {
+        let Some(step) = plan.step(node) else { continue };
+        let blockers: Vec<(NodeIndex, bool)> = step
+            .waits_for
+            .iter()
+            .map(|&b| (b, false))
+            .chain(step.waits_for_cluster.iter().map(|&b| (b, true)))
+            .collect();
+        for &(blocker, cluster) in &blockers {
+            let implied = blockers.iter().any(|&(other, _)| {
+                other != blocker && ancestors.get(&other).is_some_and(|above| above.contains(&blocker))
+            });
+            if !implied {
+                edges.push((blocker, node, cluster));
+            }
+        }
+    }
+    edges
+}
+
+/// Every project a project waits for, directly or not.
+fn ancestors(plan: &ExecutionPlan) -> HashMap<NodeIndex, BTreeSet<NodeIndex>> {
+    let mut ancestors: HashMap<NodeIndex, BTreeSet<NodeIndex>> = HashMap::new();
+    // `plan.order` runs blockers first, so their ancestors are known when a project's are made.
+    for &node in &plan.order {
+        let mut mine = BTreeSet::new();
+        for blocker in plan.step(node).into_iter().flat_map(|step| step.blockers()) {
+            mine.insert(blocker);
+            mine.extend(ancestors.get(&blocker).into_iter().flatten().copied());
+        }
+        ancestors.insert(node, mine);
+    }
+    ancestors
 }

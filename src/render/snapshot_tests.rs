@@ -137,3 +137,37 @@ fn show_says_why_each_project_waits() {
     assert_eq!(super::why_it_waits(&graph, &plan, 5), ["after image", "needs the cluster: cluster"]);
     assert_eq!(super::why_it_waits(&graph, &plan, 4), ["after registry", "needs no cluster"]);
 }
+
+/// The drawn edges are a transitive reduction (no edge another path implies), and the phase
+/// order ends on a project that waits for the earlier phase's last one.
+#[test]
+fn dot_draws_no_implied_edge_and_the_phase_order_lands_on_a_waiting_project() {
+    let provider = mara_aws();
+    let graph = ProjectGraph::build(&provider).unwrap();
+    let dot = super::dot(&provider, &graph, &ExecutionPlan::full(&graph, Operation::Up));
+    let edges: Vec<(String, String)> = dot
+        .lines()
+        .filter(|line| line.contains(" -> ") && !line.contains("style=invis"))
+        .map(|line| {
+            let mut ends = line.trim().split(" -> ").map(|end| end.split('"').nth(1).unwrap().to_string());
+            (ends.next().unwrap(), ends.next().unwrap())
+        })
+        .collect();
+    let reaches = |from: &str, to: &str, skip: usize| {
+        let mut stack = vec![from.to_string()];
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some(at) = stack.pop() {
+            for (index, (tail, head)) in edges.iter().enumerate() {
+                if index != skip && *tail == at && seen.insert(head.clone()) {
+                    stack.push(head.clone());
+                }
+            }
+        }
+        seen.contains(to)
+    };
+    for (index, (tail, head)) in edges.iter().enumerate() {
+        assert!(!reaches(tail, head, index), "`{tail}` -> `{head}` is implied by another path:\n{dot}");
+    }
+    let phase = dot.lines().find(|line| line.contains("phase order")).unwrap();
+    assert!(phase.starts_with(r#"  "infrastructure/kubeconfig" -> "kubernetes/"#), "{phase}");
+}

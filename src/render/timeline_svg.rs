@@ -1,6 +1,6 @@
 use std::fmt::Write;
 
-use crate::history::{RunTimeline, SegmentKind};
+use crate::history::{RunTimeline, SegmentKind, TimelineProject};
 
 /// Colours of the bars; a test looks for these pixels in a browser's rendering.
 pub const ATTEMPT_COLOUR: &str = "#2f80ed";
@@ -9,6 +9,8 @@ pub const RETRY_WAIT_COLOUR: &str = "#f5a623";
 pub const GATE_COLOUR: &str = "#8e4ec6";
 pub const HOOK_COLOUR: &str = "#30a46c";
 pub const WAIT_COLOUR: &str = "#c8c8c8";
+/// An attempt the run's interruption stopped: no failure of its own.
+pub const CANCELLED_COLOUR: &str = "#5b6b7a";
 /// Behind the rows of the critical path.
 pub const CRITICAL_COLOUR: &str = "#fff1b8";
 
@@ -38,6 +40,38 @@ fn label_of(kind: SegmentKind) -> &'static str {
     }
 }
 
+/// How a segment is drawn: a project's last attempt, stopped by an interruption, is cancelled.
+fn drawn_kind(project: &TimelineProject, index: usize) -> (&'static str, &'static str) {
+    let segment = &project.segments[index];
+    let last = index + 1 == project.segments.len();
+    if segment.kind == SegmentKind::FailedAttempt && last && project.result == "cancelled" {
+        return (CANCELLED_COLOUR, "cancelled attempt");
+    }
+    (colour_of(segment.kind), label_of(segment.kind))
+}
+
+/// Whether the run was interrupted: its length then says nothing of a critical path.
+fn interrupted(timeline: &RunTimeline) -> bool {
+    timeline.projects.iter().any(|project| project.result == "cancelled")
+}
+
+/// Ticks at round steps (1, 2, 5 times a power of ten seconds, or whole minutes) that fit `wall`
+/// about four to eight times.
+pub(super) fn tick_step(wall: f64) -> f64 {
+    const STEPS: [f64; 14] = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0];
+    STEPS.iter().copied().find(|step| wall / step <= 8.0).unwrap_or_else(|| (wall / 8.0 / 3600.0).ceil() * 3600.0)
+}
+
+fn tick_text(seconds: f64) -> String {
+    if seconds >= 60.0 {
+        span(seconds)
+    } else if (seconds - seconds.round()).abs() < 1e-6 {
+        format!("{}s", seconds.round())
+    } else {
+        format!("{seconds:.1}s")
+    }
+}
+
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
@@ -62,7 +96,7 @@ pub fn timeline_svg(timeline: &RunTimeline) -> String {
     let end = timeline.ended.unwrap_or(last_end).max(last_end);
     let wall = (end - start).max(0.001);
     let x = |at: f64| LABEL_WIDTH + (at - start).max(0.0) / wall * CHART_WIDTH;
-    let critical = timeline.critical_path();
+    let critical = if interrupted(timeline) { Vec::new() } else { timeline.critical_path() };
     let work: f64 = timeline
         .projects
         .iter()
@@ -77,7 +111,8 @@ pub fn timeline_svg(timeline: &RunTimeline) -> String {
         .filter(|s| matches!(s.kind, SegmentKind::Attempt | SegmentKind::FailedAttempt))
         .count();
     let width = LABEL_WIDTH + CHART_WIDTH + 20.0;
-    let height = TOP + ROW_HEIGHT * timeline.projects.len() as f64 + 70.0;
+    // Room for two legend rows.
+    let height = TOP + ROW_HEIGHT * timeline.projects.len() as f64 + 90.0;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -86,7 +121,7 @@ pub fn timeline_svg(timeline: &RunTimeline) -> String {
     let _ = writeln!(out, r##"<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>"##);
     let _ = writeln!(
         out,
-        r##"<text x="10" y="20" font-size="15" font-weight="bold">{} of `{}` on stack `{}` ({})</text>"##,
+        r##"<text x="10" y="20" font-size="15" font-weight="bold">{} of {} on stack {} ({})</text>"##,
         escape(&timeline.operation),
         escape(&timeline.provider),
         escape(&timeline.stack),
@@ -105,23 +140,29 @@ pub fn timeline_svg(timeline: &RunTimeline) -> String {
         if timeline.parallelism > 0 { timeline.parallelism.to_string() } else { "?".into() }
     );
     let chain: Vec<&str> = critical.iter().map(|&i| timeline.projects[i].project.as_str()).collect();
-    let _ = writeln!(
-        out,
-        r##"<text x="10" y="58">critical path ({} of work): {}</text>"##,
-        span(critical_time),
-        escape(&chain.join(" → "))
-    );
-    // Time axis: five ticks.
-    for tick in 0..=4 {
-        let at = start + wall * f64::from(tick) / 4.0;
-        let tx = x(at);
+    if interrupted(timeline) {
+        let _ = writeln!(out, r##"<text x="10" y="58">no critical path: the run was interrupted</text>"##);
+    } else {
+        let _ = writeln!(
+            out,
+            r##"<text x="10" y="58">critical path ({} of work): {}</text>"##,
+            span(critical_time),
+            escape(&chain.join(" → "))
+        );
+    }
+    // Time axis: ticks at round steps.
+    let step = tick_step(wall);
+    let ticks = (wall / step + 1e-9).floor() as u32;
+    for tick in 0..=ticks {
+        let offset = step * f64::from(tick);
+        let tx = x(start + offset);
         let _ = writeln!(
             out,
             r##"<line x1="{tx:.1}" y1="{}" x2="{tx:.1}" y2="{}" stroke="#e6e6e6"/><text x="{tx:.1}" y="{}" text-anchor="middle" fill="#555555">{}</text>"##,
             TOP - 6.0,
             TOP + ROW_HEIGHT * timeline.projects.len() as f64,
             TOP - 9.0,
-            span(at - start)
+            tick_text(offset)
         );
     }
     for (row, project) in timeline.projects.iter().enumerate() {
@@ -158,15 +199,15 @@ pub fn timeline_svg(timeline: &RunTimeline) -> String {
                 );
             }
         }
-        for segment in &project.segments {
-            let kind = label_of(segment.kind);
+        for (index, segment) in project.segments.iter().enumerate() {
+            let (colour, kind) = drawn_kind(project, index);
             let _ = writeln!(
                 out,
                 r##"<rect x="{:.2}" y="{:.1}" width="{:.2}" height="{BAR_HEIGHT}" fill="{}"{} data-project="{}" data-kind="{}"><title>{}: {} {} ({} to {})</title></rect>"##,
                 x(segment.start),
                 bar_y,
                 (x(segment.end) - x(segment.start)).max(1.0),
-                colour_of(segment.kind),
+                colour,
                 if on_path { r##" stroke="#000000" stroke-width="1.5""## } else { "" },
                 escape(&project.project),
                 kind.replace(' ', "-"),
@@ -179,11 +220,12 @@ pub fn timeline_svg(timeline: &RunTimeline) -> String {
         }
     }
     // Legend.
-    let legend_y = TOP + ROW_HEIGHT * timeline.projects.len() as f64 + 24.0;
+    let mut legend_y = TOP + ROW_HEIGHT * timeline.projects.len() as f64 + 24.0;
     let mut lx = 10.0;
     let entries = [
         (ATTEMPT_COLOUR, "attempt"),
         (FAILED_COLOUR, "failed attempt"),
+        (CANCELLED_COLOUR, "cancelled attempt"),
         (RETRY_WAIT_COLOUR, "retry backoff"),
         (GATE_COLOUR, "readiness gate"),
         (HOOK_COLOUR, "hook"),
@@ -191,6 +233,12 @@ pub fn timeline_svg(timeline: &RunTimeline) -> String {
         (CRITICAL_COLOUR, "critical path"),
     ];
     for (colour, text) in entries {
+        // Sans-serif at 12px averages under 7.5px a character: a gap of 20px stays between entries.
+        let entry_width = 16.0 + 7.5 * text.chars().count() as f64;
+        if lx + entry_width > width - 10.0 {
+            lx = 10.0;
+            legend_y += 20.0;
+        }
         let _ = writeln!(
             out,
             r##"<rect x="{lx}" y="{}" width="12" height="12" fill="{colour}" stroke="#999999"/><text x="{}" y="{}">{text}</text>"##,
@@ -198,7 +246,7 @@ pub fn timeline_svg(timeline: &RunTimeline) -> String {
             lx + 16.0,
             legend_y
         );
-        lx += 24.0 + 7.0 * text.len() as f64;
+        lx += entry_width + 20.0;
     }
     out.push_str("</svg>\n");
     out
@@ -247,3 +295,7 @@ pub fn timeline_mermaid(timeline: &RunTimeline) -> String {
     }
     out
 }
+
+#[cfg(test)]
+#[path = "timeline_svg_tests.rs"]
+mod tests;

@@ -168,14 +168,25 @@ impl ChangeReport {
             self.projects.iter().filter(|p| p.result.is_done() && !p.has_changes()).collect();
         let total: usize = changed.iter().map(|p| p.resources.len() + p.unnamed_changes as usize).sum();
         let verb = if self.operation == Operation::Drift { "drifted in" } else { "change" };
-        let _ = writeln!(
-            out,
-            "{} of {} {verb} {}{}.\n",
-            changed.len(),
-            crate::text::counted(self.projects.len(), "project"),
-            crate::text::counted(total, "resource"),
-            if failed.is_empty() { String::new() } else { format!("; {} did not succeed", failed.len()) }
-        );
+        let did_not_succeed =
+            if failed.is_empty() { String::new() } else { format!("; {} did not succeed", failed.len()) };
+        if changed.is_empty() {
+            // `0 of 6 projects change 0 resources` says nothing twice: say it once.
+            let _ = writeln!(
+                out,
+                "{} in {}{did_not_succeed}.\n",
+                capitalized(none),
+                crate::text::counted(self.projects.len(), "project")
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "{} of {} {verb} {}{did_not_succeed}.\n",
+                changed.len(),
+                crate::text::counted(self.projects.len(), "project"),
+                crate::text::counted(total, "resource"),
+            );
+        }
         for project in &failed {
             write_failure(&mut out, project);
         }
@@ -250,11 +261,6 @@ fn counts_text(project: &ProjectChanges, noun: &str) -> String {
     }
 }
 
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
-}
-
 fn longest_backtick_run(text: &str) -> usize {
     text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
@@ -289,6 +295,11 @@ pub fn write_markdown_report(report: &ChangeReport, path: &Path, append: bool) -
         }
         crate::config::write_atomically(path, report.markdown().as_bytes())
     }
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -385,6 +396,15 @@ mod tests {
             report.markdown()
         );
         assert!(report.markdown().contains("No drift (1): `infra/eks`"), "{}", report.markdown());
+    }
+
+    #[test]
+    fn a_run_without_changes_says_so_once() {
+        let mut report = report();
+        report.projects.retain(|project| project.project == "infra/eks");
+        let text = report.markdown();
+        assert!(text.contains("No changes in 1 project."), "{text}");
+        assert!(!text.contains("0 of "), "{text}");
     }
 
     #[test]

@@ -25,3 +25,6 @@ pub use reporter::Reporter;
 pub use run_footer::run_footer;
 pub use run_summary::RunSummary;
 pub use terminal_reporter::TerminalReporter;
+
+#[cfg(test)]
+mod wording_tests;

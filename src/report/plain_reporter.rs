@@ -52,7 +52,7 @@ impl PlainReporter {
                 crate::text::counted(info.projects.len(), "project"),
                 info.provider,
                 info.stack,
-                info.parallelism,
+                info.parallelism.min(info.projects.len()).max(1),
                 info.log_dir.display()
             ),
             ExecutionEvent::ProjectStarted { project, attempt, .. } if *attempt > 1 => {
@@ -80,6 +80,12 @@ impl PlainReporter {
                 "interrupted: cancelling running projects (Ctrl-C again to kill them)".into()
             }
             ExecutionEvent::Interrupting { kill: true } => "interrupted again: killing running projects".into(),
+            // Nothing left, or less than a tenth of a second: no estimate to give.
+            ExecutionEvent::RunEstimate { remaining, ended, total }
+                if ended >= total || remaining.as_secs_f64() < 0.1 =>
+            {
+                return None
+            }
             ExecutionEvent::RunEstimate { remaining, ended, total } => {
                 format!("eta: about {} left ({ended} of {total} done)", format_duration(*remaining))
             }

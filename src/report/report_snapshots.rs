@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::{json_report::json_text, junit_report::junit_xml, run_footer, PlainReporter, Reporter, RunSummary};
-use super::{terminal_reporter::progress_status, TerminalReporter};
+use super::{terminal_reporter::progress_status, terminal_reporter::LIVE_TEMPLATE, TerminalReporter};
 use crate::execute::{
     ExecutionEvent, FailureDetail, InstalledKubeconfig, OperationProgress, OutputStream, ProjectReport, ProjectResult,
     RunInfo,
@@ -210,7 +210,7 @@ fn plain_lines(events: &[ExecutionEvent]) -> String {
 
 /// The final table, then the failures block, as `runner` prints them at the end of a run.
 fn end_of_run(summary: &RunSummary) -> String {
-    format!("{}{}", summary.table(), summary.failures())
+    format!("{}{}", summary.table(), summary.failures(None))
 }
 
 /// Whatever varies between machines and runs: home folders, clock times, run ids. Durations are
@@ -316,29 +316,53 @@ fn live_lines_use_the_width_and_cut_long_status_in_the_middle() {
     narrow.on_event(&run_started(&["kubernetes/applications/demo"]));
     let status = "creating stack `organization/local-registry-with-a-long-name/dev`";
     let message = narrow.live_message(status);
-    assert!(console::measure_text_width(&message) <= 60 - 11 - 28, "{message}");
+    assert!(console::measure_text_width(&message) <= 60 - 10 - 28, "{message}");
     assert!(message.starts_with("creating") && message.ends_with("/dev`"), "{message}");
     let wide = TerminalReporter::hidden(200);
     assert_eq!(wide.live_message(status), status, "a wide terminal shows it whole");
 }
 
 #[test]
-fn a_narrow_terminal_gives_the_result_words_room_to_the_reason() {
-    let events = success_events();
-    let summary = summary_of(&events);
-    let cluster = summary.reports.iter().find(|report| report.project.as_str() == "infrastructure/cluster").unwrap();
-    let mut narrow = TerminalReporter::hidden(72);
-    narrow.on_event(&events[0]);
-    let line = narrow.finished_line(cluster);
-    assert_eq!(line, "✓ infrastructure/cluster   2m01s  3 created, 1 updated, 20 unchanged");
-    let mut wide = TerminalReporter::hidden(100);
-    wide.on_event(&events[0]);
-    assert!(wide.finished_line(cluster).contains(" succeeded "), "a wide terminal keeps the word");
-    let mut tiny = TerminalReporter::hidden(50);
-    tiny.on_event(&events[0]);
-    let line = tiny.finished_line(cluster);
-    assert_eq!(line, "✓ infrastructure/cluster   2m01s  3 created…");
-    assert!(console::measure_text_width(&line) <= 50, "{line}");
+fn every_row_keeps_its_result_word_in_one_column_at_every_width() {
+    for events in [success_events(), failure_events(), cancel_events(), not_deployed_events()] {
+        let summary = summary_of(&events);
+        for columns in 50..=200 {
+            let mut reporter = TerminalReporter::hidden(columns);
+            reporter.on_event(&events[0]);
+            let mut result_columns = std::collections::BTreeSet::new();
+            for report in summary.ordered() {
+                let line = reporter.finished_line(report);
+                let word = format!(" {} ", report.result.as_str());
+                let at = line.find(&word).unwrap_or_else(|| panic!("no result word at {columns} columns: {line}"));
+                result_columns.insert(console::measure_text_width(&line[..at]));
+                assert!(console::measure_text_width(&line) <= columns, "{line} is wider than {columns}");
+            }
+            assert_eq!(result_columns.len(), 1, "ragged result column at {columns}");
+            let live_status = LIVE_TEMPLATE
+                .replace("{spinner}", "x")
+                .replace("{prefix}", &" ".repeat(reporter.path_width_for_tests()));
+            assert_eq!(
+                live_status.find("{status}").map(|at| at - 1),
+                result_columns.first().copied(),
+                "a live line's status and a finished line's result word start in one column"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_live_count_is_cut_after_a_whole_part() {
+    let status = "1 unchanged, 1 in progress";
+    for columns in 40..=80 {
+        let mut reporter = TerminalReporter::hidden(columns);
+        reporter.on_event(&run_started(&["kubernetes/applications/demo"]));
+        let message = reporter.live_message(status);
+        let kept = message.trim_end_matches('…');
+        assert!(
+            kept.is_empty() || message == status || ["1 unchanged", "1 unchanged, 1 in", "1"].contains(&kept),
+            "{message:?} at {columns} columns"
+        );
+    }
 }
 
 #[test]
@@ -346,8 +370,24 @@ fn the_header_and_the_interrupt_wrap_at_a_space_on_a_narrow_terminal() {
     let ExecutionEvent::RunStarted(info) = run_started(&["infrastructure/vpc", "kubernetes/app"]) else {
         unreachable!("run_started makes a `RunStarted`")
     };
-    assert_eq!(TerminalReporter::hidden(100).header(&info), "up 2 projects of `aws` on stack `dev`, up to 4 at once");
-    assert_eq!(TerminalReporter::hidden(40).header(&info), "up 2 projects of `aws` on stack `dev`,\n  up to 4 at once");
+    assert_eq!(TerminalReporter::hidden(100).header(&info), "up 2 projects of `aws` on stack `dev`, up to 2 at once");
+    assert_eq!(TerminalReporter::hidden(40).header(&info), "up 2 projects of `aws` on stack `dev`,\n  up to 2 at once");
     let interrupted = TerminalReporter::hidden(40).interrupting_line(false);
     assert_eq!(interrupted, "interrupted: cancelling running projects\n  (Ctrl-C again to kill them)");
+}
+
+#[test]
+fn a_preview_row_uses_pulumis_preview_words() {
+    let events = success_events();
+    let summary = summary_of(&events);
+    let mut report =
+        summary.reports.iter().find(|report| report.project.as_str() == "infrastructure/cluster").unwrap().clone();
+    report.operation = Some(Operation::Preview);
+    let mut reporter = TerminalReporter::hidden(200);
+    reporter.on_event(&events[0]);
+    let line = reporter.finished_line(&report);
+    assert!(line.contains("3 to create, 1 to update, 20 unchanged"), "{line}");
+    let progress =
+        OperationProgress { steps_seen: 1, is_preview: Some(true), observed: report.changes, ..Default::default() };
+    assert!(progress_status(&progress).starts_with("3 to create, 1 to update"), "{}", progress_status(&progress));
 }

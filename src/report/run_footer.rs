@@ -53,7 +53,8 @@ fn totals(summary: &RunSummary) -> String {
 }
 
 /// A path below the current folder is shown relative to it: shorter, and still one to open.
-fn shown(path: &Path, cwd: Option<&Path>) -> String {
+/// `path` relative to where the user stands when it is below it: every path a run prints.
+pub(super) fn shown(path: &Path, cwd: Option<&Path>) -> String {
     match cwd.and_then(|cwd| path.strip_prefix(cwd).ok()) {
         Some(relative) if !relative.as_os_str().is_empty() => relative.display().to_string(),
         _ => path.display().to_string(),

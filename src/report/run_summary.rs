@@ -113,8 +113,9 @@ impl RunSummary {
         out
     }
 
-    /// For each failed project: what Pulumi said, then the end of its log and where the log is.
-    pub fn failures(&self) -> String {
+    /// For each failed project: what Pulumi said, then the end of its log and where the log is
+    /// (relative to `cwd`, as the footer's `logs:`).
+    pub fn failures(&self, cwd: Option<&std::path::Path>) -> String {
         let mut out = String::new();
         for report in self.ordered() {
             let Some(failure) = &report.failure else { continue };
@@ -134,7 +135,7 @@ impl RunSummary {
                 }
             }
             if let Some(path) = &failure.log_path {
-                let _ = writeln!(out, "  full log: {}", path.display());
+                let _ = writeln!(out, "  full log: {}", super::run_footer::shown(path, cwd));
             }
         }
         out

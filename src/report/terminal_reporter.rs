@@ -9,12 +9,14 @@ use super::run_summary::format_duration;
 use super::Reporter;
 use crate::execute::{ExecutionEvent, OperationProgress, ProjectReport, ProjectResult, RunInfo};
 use crate::provider::ProjectPath;
-use crate::text::{counted, fit_middle, fit_path, fit_reason, word_wrap};
+use crate::text::{counted, fit_middle, fit_path, fit_reason, fit_words, word_wrap};
 
 /// Columns the spinner, the gaps and the elapsed time take on a live line.
-const LIVE_CHROME: usize = 2 + 2 + 1 + 6;
-/// A reason squeezed into fewer columns than this loses the result word's room to it.
-const NARROW_REASON: usize = 24;
+const LIVE_CHROME: usize = 2 + 1 + 1 + 6;
+/// The live line: its status starts in the column where a finished line's result word does.
+pub const LIVE_TEMPLATE: &str = "{spinner} {prefix} {status} {elapsed:>5}";
+/// A reason squeezed into fewer columns than this says nothing: the row ends at its duration.
+const MIN_REASON: usize = 6;
 /// A project path never takes more than this share of the line, so its status stays readable.
 const MAX_PATH_SHARE: usize = 2;
 
@@ -38,12 +40,23 @@ pub struct TerminalReporter {
     fixed_columns: Option<usize>,
     /// `about 3m10s left (5 of 15 done)`, below the running projects, once the history knows.
     eta: Option<ProgressBar>,
+    /// The run's operation: a project's own (a prerequisite's) else this one words its counts.
+    operation: Option<crate::plan::Operation>,
 }
 
 impl TerminalReporter {
     pub fn new(verbose: bool, color: bool) -> Self {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(8));
-        Self { multi, live: HashMap::new(), path_width: 20, verbose, color, fixed_columns: None, eta: None }
+        Self {
+            multi,
+            live: HashMap::new(),
+            path_width: 20,
+            verbose,
+            color,
+            fixed_columns: None,
+            eta: None,
+            operation: None,
+        }
     }
 
     #[cfg(test)]
@@ -82,7 +95,8 @@ impl TerminalReporter {
         };
         let duration = if report.started.is_some() { format_duration(report.duration) } else { String::new() };
         let mut why = Vec::new();
-        let changes = report.changes.brief();
+        let operation = report.operation.or(self.operation);
+        let changes = report.changes.brief_of(operation.is_some_and(|operation| operation.is_preview()));
         if !changes.is_empty() && report.result != ProjectResult::Skipped {
             why.push(changes);
         }
@@ -93,17 +107,19 @@ impl TerminalReporter {
         }
         let why = why.join("; ");
         let path = self.shown_path(&report.project);
-        let mut head = format!("{path} {:9} {duration:>7}", report.result.as_str());
-        let room = |head: &str| self.columns().saturating_sub(2 + console::measure_text_width(head) + 2);
-        // On a narrow terminal the mark already says the result: its word goes when that
-        // lets the reason show whole, or when the reason would be left too short to read.
-        let without_result = format!("{path} {duration:>7}");
-        let width = console::measure_text_width(&why);
-        if width > room(&head) && (width <= room(&without_result) || room(&head) < NARROW_REASON) {
-            head = without_result;
-        }
-        let tail = if why.is_empty() { String::new() } else { format!("  {}", fit_reason(&why, room(&head))) };
+        // The result word is the row's answer: the message is cut, never the word, so every row
+        // keeps its columns at every width.
+        let head = format!("{path} {:12} {duration:>7}", report.result.as_str());
+        let room = self.columns().saturating_sub(2 + console::measure_text_width(&head) + 2);
+        let tail =
+            if why.is_empty() || room < MIN_REASON { String::new() } else { format!("  {}", fit_reason(&why, room)) };
         format!("{mark} {head}{tail}")
+    }
+
+    #[cfg(test)]
+    #[cfg(test)]
+    pub fn path_width_for_tests(&self) -> usize {
+        self.path_width
     }
 
     #[cfg(test)]
@@ -115,14 +131,18 @@ impl TerminalReporter {
     /// `up 6 projects of `local` on stack `dev`, up to 4 at once`, wrapped at a space when the
     /// terminal is narrower.
     pub fn header(&self, info: &RunInfo) -> String {
-        let header = format!(
-            "{} {} of `{}` on stack `{}`, up to {} at once",
+        let mut header = format!(
+            "{} {} of `{}` on stack `{}`",
             info.operation,
             counted(info.projects.len(), "project"),
             info.provider,
-            info.stack,
-            info.parallelism
+            info.stack
         );
+        // No more at once than there are projects; one project runs alone, which needs no word.
+        let at_once = info.parallelism.min(info.projects.len());
+        if at_once > 1 {
+            header.push_str(&format!(", up to {at_once} at once"));
+        }
         self.wrapped(&header)
     }
 
@@ -147,7 +167,7 @@ impl TerminalReporter {
             let status = status.lock().map(|status| status.clone()).unwrap_or_default();
             let _ = out.write_str(&fit_live(&status, columns(fixed_columns), path_width));
         };
-        ProgressStyle::with_template("{spinner} {prefix}  {status} {elapsed:>5}")
+        ProgressStyle::with_template(LIVE_TEMPLATE)
             .unwrap_or_else(|_| ProgressStyle::default_spinner())
             .with_key("status", fitted)
             .tick_chars("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏ ")
@@ -178,14 +198,20 @@ fn columns(fixed: Option<usize>) -> usize {
     fixed.unwrap_or_else(|| usize::from(console::Term::stderr().size().1)).max(20)
 }
 
-/// A status in the room a live line leaves it on a terminal `columns` wide.
+/// A status in the room a live line leaves it on a terminal `columns` wide: counts are cut after
+/// a whole part (`1 unchanged…`), never inside a word; a long note keeps both its ends.
 fn fit_live(status: &str, columns: usize, path_width: usize) -> String {
-    fit_middle(status, columns.saturating_sub(LIVE_CHROME + path_width))
+    let room = columns.saturating_sub(LIVE_CHROME + path_width);
+    if status.contains(',') {
+        fit_words(status, room)
+    } else {
+        fit_middle(status, room)
+    }
 }
 
 /// `2 created, 3 unchanged, 1 in progress`: the numbers the table will show, as they grow.
 pub fn progress_status(progress: &OperationProgress) -> String {
-    let mut parts = vec![progress.changes().brief()];
+    let mut parts = vec![progress.changes().brief_of(progress.is_preview == Some(true))];
     let running = progress.steps_seen.saturating_sub(progress.steps_done + progress.steps_failed);
     if running > 0 {
         parts.push(format!("{running} in progress"));
@@ -209,6 +235,7 @@ impl Reporter for TerminalReporter {
     fn on_event(&mut self, event: &ExecutionEvent) {
         match event {
             ExecutionEvent::RunStarted(info) => {
+                self.operation = Some(info.operation);
                 let longest = info.projects.iter().map(|p| p.as_str().len()).max().unwrap_or(20);
                 self.path_width = longest.min(self.columns() / MAX_PATH_SHARE);
                 let _ = self.multi.println(self.header(info));
@@ -241,6 +268,13 @@ impl Reporter for TerminalReporter {
             }
             ExecutionEvent::Interrupting { kill } => {
                 let _ = self.multi.println(self.interrupting_line(*kill));
+            }
+            ExecutionEvent::RunEstimate { remaining, ended, total }
+                if ended >= total || remaining.as_secs_f64() < 0.1 =>
+            {
+                if let Some(bar) = self.eta.take() {
+                    bar.finish_and_clear();
+                }
             }
             ExecutionEvent::RunEstimate { remaining, ended, total } => {
                 let multi = self.multi.clone();

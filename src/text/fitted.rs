@@ -31,6 +31,15 @@ pub fn fit_reason(text: &str, width: usize) -> String {
     if measure_text_width(text) <= width || width >= MIDDLE_CUT_MIN {
         return fit_middle(text, width);
     }
+    fit_words(text, width)
+}
+
+/// `text` in at most `width` columns, cut after its last whole part (`3 created, 1 updated…`)
+/// or word that fits, never inside a word while a whole one fits.
+pub fn fit_words(text: &str, width: usize) -> String {
+    if measure_text_width(text) <= width {
+        return text.to_string();
+    }
     if width == 0 {
         return String::new();
     }

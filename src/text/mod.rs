@@ -6,7 +6,8 @@ mod counted;
 mod fitted;
 mod word_wrap;
 
+pub use console_lines::labelled;
 pub(crate) use console_lines::{stderr_line, stderr_text, stdout_line, stdout_text};
 pub use counted::{counted, counted_as, nonzero_counts};
-pub use fitted::{fit_middle, fit_path, fit_reason};
+pub use fitted::{fit_middle, fit_path, fit_reason, fit_words};
 pub use word_wrap::word_wrap;

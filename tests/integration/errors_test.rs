@@ -172,3 +172,18 @@ fn help_teaches_and_exits_0() {
     let workspace = workspace(TWO_PROJECTS);
     runner_snapshot!(Redactions::of(&workspace), workspace.std_command(&["--help"]));
 }
+
+/// Errors show paths as the footer does, relative to where the user stands: the environment
+/// file is `config/pulumi/environment`, never this machine's absolute path.
+#[test]
+fn errors_name_the_environment_file_relative_to_where_the_user_stands() {
+    let workspace = Workspace::new();
+    workspace.provider("demo", "[[project]]\npath = \"a\"\nphase = \"infrastructure\"\n").project("a");
+    let output = workspace.run(&["validate", "--provider", "demo"]);
+    output.expect_code(2).expect_stderr_contains("`PULUMI_STACK` in `config/pulumi/environment`");
+    let root = workspace.root().display().to_string();
+    assert!(!output.stderr().contains(&root), "{}", output.stderr());
+    workspace.env_file("PULUMI_STACK=dev\n");
+    let mismatch = workspace.run(&["validate", "--provider", "demo", "--stack", "prod"]);
+    assert!(!mismatch.stderr().contains(&root), "{}", mismatch.stderr());
+}

@@ -84,6 +84,9 @@ impl MaraCheckout {
 
     /// `runner ARGS` in `relative` (a folder of the checkout), the real `pulumi` first on PATH.
     pub fn command_in(&self, relative: &str, args: &[&str]) -> Command {
+        // MARA's programs are Python: its language host installed as a plugin, as `pulumi plugin
+        // install language python` leaves it (the test build bundles only YAML's).
+        std::fs::create_dir_all(self.home().join(".pulumi/plugins/language-python-v3.259.0")).unwrap();
         let mut command = Command::cargo_bin("runner").unwrap();
         command
             .current_dir(self.path(relative))

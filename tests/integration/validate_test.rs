@@ -162,3 +162,20 @@ fn validate_warns_about_a_short_value_it_will_mask_without_printing_it() {
     workspace.provider("demo", &format!("plain_environment = [\"DEBUG\"]\n{PROVIDER}"));
     runner_snapshot!("declared_plain", redactions, workspace.std_command(&["validate", "--provider", "demo"]));
 }
+
+/// `runtime: yml` has no language host next to the real `pulumi`: `validate` and `doctor` say
+/// so, instead of `up` failing with "no language plugin 'pulumi-language-yml' found".
+#[test]
+fn a_runtime_without_a_language_host_is_refused_before_a_run() {
+    let workspace = Workspace::with_real_pulumi();
+    workspace.provider("demo", PROVIDER).project("a");
+    workspace.file("projects/a/Pulumi.yaml", "name: a\nruntime: yml\n");
+    let validate = workspace.run(&["validate", "--provider", "demo", "--stack", "dev"]);
+    validate.expect_code(2).expect_stderr_contains("no language host for runtime `yml`");
+    assert!(validate.stderr().contains("`yaml`"), "the runtimes found are named: {}", validate.stderr());
+    let doctor = workspace.run(&["doctor", "--provider", "demo"]);
+    let text = format!("{}{}", doctor.stdout(), doctor.stderr());
+    assert!(text.contains("no language host for runtime `yml`"), "{text}");
+    workspace.file("projects/a/Pulumi.yaml", "name: a\nruntime: yaml\n");
+    workspace.run(&["validate", "--provider", "demo", "--stack", "dev"]).expect_code(0);
+}

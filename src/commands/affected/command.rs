@@ -40,7 +40,10 @@ pub fn select_with_seeds(
     let graph = &loaded.graph;
     let without_dependents = Selection { with_dependents: false, ..selection.clone() };
     let Some(since) = &selection.affected_since else {
-        return Ok((selection.resolve(graph)?, without_dependents.resolve(graph)?));
+        return Ok((
+            selection.resolve(graph, &loaded.provider.name)?,
+            without_dependents.resolve(graph, &loaded.provider.name)?,
+        ));
     };
     let changes = GitChanges::since(settings.root.path(), since)?;
     let shared = shared_files(settings, stack);
@@ -50,7 +53,7 @@ pub fn select_with_seeds(
         Some(_) => loaded.graph.projects().iter().map(|p| p.path.to_string()).collect(),
         None => affected.projects.keys().cloned().collect(),
     });
-    let selected = narrowed.resolve(&loaded.graph)?;
+    let selected = narrowed.resolve(&loaded.graph, &loaded.provider.name)?;
     crate::text::stderr_line!("affected: comparing with {} and uncommitted changes", changes.described_base);
     match &affected.everything {
         Some(reason) => crate::text::stderr_line!("affected: every project, because {reason}"),

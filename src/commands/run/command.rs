@@ -182,8 +182,13 @@ fn lock_stack(settings: &Settings, run: &RunSettings, loaded: &LoadedProvider, s
     }
     for abandoned in store.settle_abandoned(&loaded.provider.name, &run.stack.stack) {
         crate::text::stderr_line!(
-            "warning: run `{}` ({} on stack `{}`) was interrupted before it finished; `runner {} --resume` continues it",
-            abandoned.run_id, abandoned.operation, abandoned.stack, abandoned.operation
+            "warning: run `{}` ({} on stack `{}`) was interrupted before it finished; `runner {} --provider {} --stack {} --resume` continues it",
+            abandoned.run_id,
+            abandoned.operation,
+            abandoned.stack,
+            abandoned.operation,
+            loaded.provider.name,
+            abandoned.stack
         );
     }
     Ok(lock)

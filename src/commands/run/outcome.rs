@@ -34,9 +34,10 @@ pub fn report_stack_locks(loaded: &LoadedProvider, backend: &Backend, stack: &st
 /// The table is data for stdout; on the terminal that already shows a line per project it would
 /// only repeat them, so `table_on_stdout` is false there.
 pub fn finish_run(run: &RunSettings, summary: &RunSummary, table_on_stdout: bool) -> Result<ExitStatus> {
-    let failures = summary.failures();
-    if !failures.is_empty() {
-        crate::text::stderr_text!("{failures}");
+    let cwd = std::env::current_dir().ok();
+    // Line by line, so each `error:` gets the colour rule of every other.
+    for line in summary.failures(cwd.as_deref()).lines() {
+        crate::text::stderr_line!("{line}");
     }
     if table_on_stdout {
         crate::text::stdout_text!("{}", summary.table());

@@ -115,10 +115,25 @@ fn mask_value(value: serde_json::Value, mask: &SecretMask) -> serde_json::Value 
     }
 }
 
-/// A value as a person reads it: strings bare, everything else as compact JSON.
+/// A value as a person reads it: strings bare, everything else as compact JSON. Control
+/// characters are escaped (`\n`, `\u{1b}`): an output is data, it may not move the cursor, colour
+/// the terminal or break the one row each value has.
 pub fn display_value(value: &serde_json::Value) -> String {
     match value {
-        serde_json::Value::String(text) => text.clone(),
+        serde_json::Value::String(text) => {
+            text.chars().map(|c| if c.is_control() { c.escape_debug().to_string() } else { c.to_string() }).collect()
+        }
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod display_tests {
+    #[test]
+    fn control_characters_are_shown_escaped_on_one_row() {
+        let value = serde_json::json!("\u{1b}[31mred\u{1b}[0m\nsecond line\tend ✓");
+        let shown = super::display_value(&value);
+        assert_eq!(shown, "\\u{1b}[31mred\\u{1b}[0m\\nsecond line\\tend ✓");
+        assert!(!shown.chars().any(char::is_control), "{shown}");
     }
 }
