@@ -9,7 +9,7 @@ use crate::pulumi::{Backend, ChildEnvironment};
 /// `runner validate`: every check a run makes before starting, with no prompt and no change.
 pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &stack.provider)?;
-    let (_check, _environment, backend) = preflight_like_validate(settings, stack, &loaded)?;
+    let (_check, _environment, backend) = preflight_like_validate(settings, stack, &loaded, true)?;
     let references = undeclared_references(&loaded, &backend, &stack.stack);
     for reference in &references {
         crate::text::stderr_line!("warning: {}", reference.message);
@@ -25,11 +25,13 @@ pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus
 }
 
 /// The checks `validate` makes, with its problems and exit status: `export pko` runs them too,
-/// so what a run would refuse is never exported.
+/// so what a run would refuse is never exported; but for the language hosts, which the
+/// operator's machine has, not this one (`programs_run_here`).
 pub fn preflight_like_validate(
     settings: &Settings,
     stack: &StackSettings,
     loaded: &LoadedProvider,
+    programs_run_here: bool,
 ) -> Result<(StackCheck, ChildEnvironment, Backend)> {
     let check = StackCheck::run(settings, stack, &loaded.provider)?;
     for warning in &check.warnings {
@@ -49,6 +51,7 @@ pub fn preflight_like_validate(
         unlock_command: unlock_command(&loaded.provider.name, &stack.stack),
         require_passphrase: false,
         report_locks: true,
+        programs_run_here,
     });
     let mut missing = check.missing.clone();
     let passphrase_set = environment.get("PULUMI_CONFIG_PASSPHRASE").is_some()

@@ -23,6 +23,18 @@ pub enum ProjectResult {
 }
 
 impl ProjectResult {
+    /// Every result, in the order totals list them.
+    pub const ALL: [ProjectResult; 6] = [
+        ProjectResult::Succeeded,
+        ProjectResult::Failed,
+        ProjectResult::Skipped,
+        ProjectResult::Cancelled,
+        ProjectResult::NotDeployed,
+        ProjectResult::Unchanged,
+    ];
+}
+
+impl ProjectResult {
     pub fn as_str(self) -> &'static str {
         match self {
             ProjectResult::Succeeded => "succeeded",

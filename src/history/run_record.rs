@@ -191,15 +191,7 @@ mod tests {
     /// summary and the history agree on which are done (an `unchanged` project is never pending).
     #[test]
     fn every_result_is_done_in_the_record_exactly_when_it_is_done_in_the_run() {
-        let all = [
-            ProjectResult::Succeeded,
-            ProjectResult::Failed,
-            ProjectResult::Skipped,
-            ProjectResult::Cancelled,
-            ProjectResult::NotDeployed,
-            ProjectResult::Unchanged,
-        ];
-        for result in all {
+        for result in ProjectResult::ALL {
             // A new variant must be listed above: this match fails to compile without it.
             match result {
                 ProjectResult::Succeeded

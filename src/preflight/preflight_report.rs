@@ -27,6 +27,9 @@ pub struct PreflightInput<'a> {
     /// Name Pulumi's locks on the stacks (`validate`). A run reads them once it holds the
     /// runner's own stack lock, and removes those whose holder is gone.
     pub report_locks: bool,
+    /// Check that a language host for each project's runtime is installed beside `pulumi`:
+    /// not for `export`, whose programs run on another machine.
+    pub programs_run_here: bool,
 }
 
 /// The problems (each stops the run) and notes (said once, never stop it) of a preflight.
@@ -108,7 +111,9 @@ impl Preflight {
         if let Some(problem) = program_problem(&dir, &manifest.runtime) {
             self.problems.push(format!("project `{}`: {problem}", project.path));
         }
-        if let Some(problem) = super::language_host_problem(&manifest.runtime, input.environment) {
+        if let Some(problem) =
+            super::language_host_problem(&manifest.runtime, input.environment).filter(|_| input.programs_run_here)
+        {
             self.problems.push(format!("project `{}`: {problem}", project.path));
         }
     }

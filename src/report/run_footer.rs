@@ -35,15 +35,7 @@ pub fn run_footer(summary: &RunSummary, resume_command: &str, cwd: Option<&Path>
 
 /// `5 succeeded, 1 failed, 2 skipped`: only the results that happened, in a fixed order.
 fn totals(summary: &RunSummary) -> String {
-    let counts = [
-        ProjectResult::Succeeded,
-        ProjectResult::Failed,
-        ProjectResult::Skipped,
-        ProjectResult::Cancelled,
-        ProjectResult::NotDeployed,
-        ProjectResult::Unchanged,
-    ]
-    .map(|result| (summary.count(result) as u64, result.as_str()));
+    let counts = ProjectResult::ALL.map(|result| (summary.count(result) as u64, result.as_str()));
     let text = nonzero_counts(&counts);
     if text.is_empty() {
         "no project ran".into()

@@ -36,7 +36,7 @@ fn resources_left(workspace: &Workspace) -> usize {
 }
 
 #[test]
-fn ctrl_c_during_destroy_is_cancelled_and_resume_finishes_it() {
+fn ext_ctrl_c_during_destroy_is_cancelled_and_resume_finishes_it() {
     let workspace = many_workspace();
     workspace.run(&["up", "--provider", "many", "--stack", "dev", "--non-interactive"]).expect_code(0);
     assert_eq!(resources_left(&workspace), RESOURCES);

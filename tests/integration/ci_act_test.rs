@@ -84,7 +84,7 @@ fn reports(artifacts: &Path) -> BTreeMap<String, Value> {
 }
 
 #[test]
-fn act_runs_the_exported_up_then_destroy_workflow_of_local_on_s3() {
+fn ext_act_runs_the_exported_up_then_destroy_workflow_of_local_on_s3() {
     let repo = CiRepository::new(false);
     repo.export(&["github-actions", "-o", ".github/workflows/up.yml"]);
     repo.export(&["github-actions", "--operation", "destroy", "-o", ".github/workflows/destroy.yml"]);
@@ -136,7 +136,7 @@ fn act_runs_the_exported_up_then_destroy_workflow_of_local_on_s3() {
 }
 
 #[test]
-fn act_a_failing_project_skips_its_dependents_and_the_summary_names_it() {
+fn ext_act_a_failing_project_skips_its_dependents_and_the_summary_names_it() {
     let repo = CiRepository::new(true);
     repo.export(&["github-actions", "-o", ".github/workflows/up.yml"]);
     repo.commit();
@@ -160,7 +160,7 @@ fn act_a_failing_project_skips_its_dependents_and_the_summary_names_it() {
 }
 
 #[test]
-fn act_an_affected_only_workflow_runs_the_changed_project_and_its_dependents_only() {
+fn ext_act_an_affected_only_workflow_runs_the_changed_project_and_its_dependents_only() {
     let repo = CiRepository::new(false);
     repo.export(&["github-actions", "-o", ".github/workflows/up.yml"]);
     repo.export(&["github-actions", "--affected", "-o", ".github/workflows/affected.yml"]);
@@ -206,7 +206,7 @@ fn act_an_affected_only_workflow_runs_the_changed_project_and_its_dependents_onl
 }
 
 #[test]
-fn act_an_affected_only_workflow_skips_what_a_failed_selected_upstream_feeds() {
+fn ext_act_an_affected_only_workflow_skips_what_a_failed_selected_upstream_feeds() {
     let repo = CiRepository::new(false);
     repo.export(&["github-actions", "--affected", "-o", ".github/workflows/affected.yml"]);
     repo.commit();

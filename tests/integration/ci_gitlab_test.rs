@@ -61,7 +61,7 @@ fn summary(repo: &CiRepository) -> String {
 }
 
 #[test]
-fn gitlab_ci_local_runs_the_exported_up_then_destroy_pipeline_of_local_on_s3() {
+fn ext_gitlab_ci_local_runs_the_exported_up_then_destroy_pipeline_of_local_on_s3() {
     let repo = CiRepository::new(false);
     repo.export(&["gitlab-ci", "-o", ".gitlab-ci.yml"]);
     repo.export(&["gitlab-ci", "--operation", "destroy", "-o", "destroy.gitlab-ci.yml"]);
@@ -109,7 +109,7 @@ fn gitlab_ci_local_runs_the_exported_up_then_destroy_pipeline_of_local_on_s3() {
 }
 
 #[test]
-fn gitlab_ci_local_a_failing_project_skips_its_dependents_and_the_summary_names_it() {
+fn ext_gitlab_ci_local_a_failing_project_skips_its_dependents_and_the_summary_names_it() {
     let repo = CiRepository::new(true);
     repo.export(&["gitlab-ci", "-o", ".gitlab-ci.yml"]);
     repo.commit();
@@ -137,7 +137,7 @@ fn gitlab_ci_local_a_failing_project_skips_its_dependents_and_the_summary_names_
 }
 
 #[test]
-fn gitlab_ci_local_an_affected_only_pipeline_runs_the_changed_project_and_its_dependents_only() {
+fn ext_gitlab_ci_local_an_affected_only_pipeline_runs_the_changed_project_and_its_dependents_only() {
     let repo = CiRepository::new(false);
     repo.export(&["gitlab-ci", "-o", ".gitlab-ci.yml"]);
     repo.export(&["gitlab-ci", "--affected", "-o", "affected.gitlab-ci.yml"]);

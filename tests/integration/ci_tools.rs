@@ -9,6 +9,7 @@ use crate::kube_api_server::cache_root;
 
 /// `variable` (a folder), else `build/bin` in the cache; the binary must be there.
 fn tool(variable: &str, build: &str, binary: &str, script: &str) -> PathBuf {
+    crate::support::needs_external(binary);
     let dir = match std::env::var_os(variable) {
         Some(dir) => PathBuf::from(dir),
         None => cache_root().join(build).join("bin"),

@@ -28,7 +28,7 @@ fn a_closed_stdout_pipe_changes_nothing_but_the_output() {
 /// wrapper that handles SIGHUP does): the run finishes and records its result; the footer it
 /// can no longer print is dropped instead of crashing the runner.
 #[test]
-fn a_run_outliving_its_terminal_finishes_without_a_crash() {
+fn ext_a_run_outliving_its_terminal_finishes_without_a_crash() {
     let workspace = Workspace::with_fake_pulumi(BRANCHES, &["a", "b", "c", "d"], r#"{"default": {"sleep": 1.5}}"#);
     workspace.env_file("PULUMI_STACK=dev\n");
     let exit_file = workspace.path("exit-code");

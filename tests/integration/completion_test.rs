@@ -111,7 +111,7 @@ fn a_broken_repository_completes_what_it_can_and_says_nothing() {
 }
 
 #[test]
-fn zsh_and_fish_scripts_are_valid() {
+fn ext_zsh_and_fish_scripts_are_valid() {
     let workspace = repository();
     let check = |shell: &str, file: &str, args: &[&str]| {
         let path = workspace.path(file);
@@ -175,7 +175,7 @@ fn zsh_offers(workspace: &Workspace, line: &str) -> Vec<String> {
 }
 
 #[test]
-fn fish_and_zsh_complete_providers_stacks_and_project_paths() {
+fn ext_fish_and_zsh_complete_providers_stacks_and_project_paths() {
     let workspace = repository();
     for (shell, complete) in [("fish", fish_offers as fn(&Workspace, &str) -> Vec<String>), ("zsh", zsh_offers)] {
         let cases: [(&str, &[&str]); 4] = [

@@ -40,7 +40,7 @@ fn a_missing_pulumi_with_a_cached_build_is_told_to_use_it_not_rebuild() {
 }
 
 #[test]
-fn doctor_is_happy_with_the_real_toolchain() {
+fn ext_doctor_is_happy_with_the_real_toolchain() {
     let mut workspace = Workspace::new();
     workspace.provider("demo", PROVIDER).project("cluster").env_file("PULUMI_CONFIG_PASSPHRASE=doctor-test\n");
     workspace.set_env("PATH", path_with(&real_pulumi_dir()));
@@ -58,7 +58,7 @@ fn completions_need_no_repository() {
 
 /// `projects/mara` ships only manifests: doctor says so, and names the missing credentials.
 #[test]
-fn doctor_names_manifests_without_programs_and_missing_cloud_credentials() {
+fn ext_doctor_names_manifests_without_programs_and_missing_cloud_credentials() {
     let mut workspace = Workspace::new();
     let repository = crate::support::repository();
     crate::support::copy_tree(&repository.join("providers"), &workspace.path("providers"));

@@ -13,7 +13,7 @@ fn local_workspace(env_file: &str) -> Workspace {
 /// `KUBECONFIG=~/.kube/config` in the environment file is the user's home, as a shell reads it:
 /// the cluster's kubeconfig goes there, never to a folder named `~` inside the repository.
 #[test]
-fn a_kubeconfig_under_tilde_lands_in_the_real_home() {
+fn ext_a_kubeconfig_under_tilde_lands_in_the_real_home() {
     let mut workspace = local_workspace(
         "PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=tilde-1234\nLOCAL_CLUSTER_TOKEN=cluster-token-1234\nKUBECONFIG=~/.kube/config\n",
     );
@@ -50,7 +50,7 @@ fn a_home_path_without_home_is_refused_naming_the_line() {
 /// `config set --secret` stores all of stdin, one line end dropped: a PEM key whole, as the real
 /// `pulumi config get` reads it back; empty input is refused.
 #[test]
-fn a_secret_from_stdin_is_stored_whole() {
+fn ext_a_secret_from_stdin_is_stored_whole() {
     let mut workspace = local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=whole-secret-1234\n");
     let home = workspace.path("home");
     std::fs::create_dir_all(&home).unwrap();
@@ -142,7 +142,7 @@ fn export_args() -> Vec<&'static str> {
 /// Data commands whose stdout cannot take the data fail, with an error on stderr, instead of
 /// leaving a cut file behind exit 0.
 #[test]
-fn data_commands_fail_on_a_full_stdout() {
+fn ext_data_commands_fail_on_a_full_stdout() {
     let mut workspace =
         local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=full-disk-1234\nLOCAL_CLUSTER_TOKEN=token-1234\n");
     workspace.stack_file("dev", "config:\n  local:cidr: 10.42.0.0/16\n");
@@ -257,7 +257,7 @@ fn the_stack_file_keeps_what_the_user_wrote_or_is_refused_first() {
 /// A kubeconfig holding comments is not rewritten without them: the hook fails naming the file
 /// and line, and the file is left as the user wrote it (the real `pulumi` deploys the cluster).
 #[test]
-fn a_commented_kubeconfig_is_refused_naming_the_line() {
+fn ext_a_commented_kubeconfig_is_refused_naming_the_line() {
     let mut workspace = local_workspace(
         "PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=kube-comment-1234\nLOCAL_CLUSTER_TOKEN=cluster-token-1234\n",
     );

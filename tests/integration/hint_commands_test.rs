@@ -44,7 +44,7 @@ fn local_workspace() -> Workspace {
 }
 
 #[test]
-fn hints_of_configuration_and_selection_errors_run_as_printed() {
+fn ext_hints_of_configuration_and_selection_errors_run_as_printed() {
     let workspace = local_workspace();
     let hints = check_hints(
         &workspace,
@@ -85,7 +85,7 @@ fn hints_of_a_failed_and_an_interrupted_run_run_as_printed() {
 /// `config set --secret` on a stack that does not exist yet makes it in the project that keeps
 /// the secrets (real `pulumi`): it says which, the second time it says nothing.
 #[test]
-fn a_secret_on_a_new_stack_says_which_stack_it_creates() {
+fn ext_a_secret_on_a_new_stack_says_which_stack_it_creates() {
     let workspace = local_workspace();
     workspace.env_file("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=new-stack-1234\n");
     let set = || {

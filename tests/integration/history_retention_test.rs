@@ -14,7 +14,7 @@ fn records(workspace: &Workspace) -> Vec<serde_json::Value> {
 }
 
 #[test]
-fn runner_history_keep_bounds_the_records_and_the_success_index_outlives_them() {
+fn ext_runner_history_keep_bounds_the_records_and_the_success_index_outlives_them() {
     let mut workspace = Workspace::new();
     let backend = workspace.path(".state");
     let home = workspace.path("home");

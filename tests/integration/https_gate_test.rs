@@ -89,7 +89,7 @@ fn an_ipv6_gate_reads_a_chunked_answer() {
 }
 
 #[test]
-fn an_https_gate_after_a_real_pulumi_up() {
+fn ext_an_https_gate_after_a_real_pulumi_up() {
     let ca = PrivateCa::new();
     let address = test_servers::serve("[::1]:0", Some(ca.server_config.clone()), CHUNKED);
     let gate = format!(

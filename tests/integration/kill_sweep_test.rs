@@ -69,7 +69,7 @@ enum Moment {
 }
 
 #[test]
-fn kill_9_at_any_moment_of_up_or_destroy_is_recovered_by_the_next_plain_run() {
+fn ext_kill_9_at_any_moment_of_up_or_destroy_is_recovered_by_the_next_plain_run() {
     let workspace = local_workspace();
     let points = std::env::var("RUNNER_KILL_SWEEP_POINTS")
         .ok()

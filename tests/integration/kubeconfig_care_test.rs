@@ -5,7 +5,7 @@ use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, Workspac
 const USERS_FILE: &str = "apiVersion: v1\nkind: Config\nclusters:\n- name: prod\n  cluster:\n    server: https://prod.example\ncontexts:\n- name: prod\n  context:\n    cluster: prod\n    user: local-dev-admin\ncurrent-context: prod\nusers:\n- name: local-dev-admin\n  user:\n    token: users-own-token-XYZ\n";
 
 #[test]
-fn the_users_kubeconfig_is_backed_up_named_and_keeps_its_context() {
+fn ext_the_users_kubeconfig_is_backed_up_named_and_keeps_its_context() {
     let mut workspace = Workspace::new();
     copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
     std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();

@@ -13,7 +13,7 @@ fn local_workspace() -> Workspace {
 }
 
 #[test]
-fn kubeconfig_reinstalls_the_clusters_context_from_its_stack_output() {
+fn ext_kubeconfig_reinstalls_the_clusters_context_from_its_stack_output() {
     let workspace = local_workspace();
     let kubeconfig = workspace.path(".runner/kube/config");
     // Nothing deployed yet: nothing to install, and a failure that says so.

@@ -11,7 +11,7 @@ fn mara_local() -> String {
 }
 
 #[test]
-fn show_validate_and_providers_work_in_a_checkout_with_no_runner_file() {
+fn ext_show_validate_and_providers_work_in_a_checkout_with_no_runner_file() {
     let checkout = MaraCheckout::new();
     let before = checkout.listing();
     let show = checkout.run(&["show", "--provider", "aws"]);
@@ -74,7 +74,7 @@ fn a_stack_file_outside_the_checkout_is_refused_naming_both_folders() {
 }
 
 #[test]
-fn a_providers_folder_in_the_checkout_overrides_and_adds() {
+fn ext_a_providers_folder_in_the_checkout_overrides_and_adds() {
     let checkout = MaraCheckout::new();
     let aws = std::fs::read_to_string(repository().join("providers/aws.toml"))
         .unwrap()
@@ -95,7 +95,7 @@ fn a_providers_folder_in_the_checkout_overrides_and_adds() {
 }
 
 #[test]
-fn ci_names_every_missing_secret_with_a_command_that_works_as_printed() {
+fn ext_ci_names_every_missing_secret_with_a_command_that_works_as_printed() {
     let checkout = MaraCheckout::new();
     checkout.file("config/pulumi/environment", "PULUMI_STACK=dev\n");
     let before = checkout.listing();
@@ -155,7 +155,7 @@ fn ci_names_every_missing_secret_with_a_command_that_works_as_printed() {
 }
 
 #[test]
-fn secrets_for_every_stack_are_refused_on_the_pulumi_service() {
+fn ext_secrets_for_every_stack_are_refused_on_the_pulumi_service() {
     let checkout = MaraCheckout::new();
     checkout.file("config/pulumi/environment", "PULUMI_STACK=dev\nPULUMI_BACKEND_URL=https://api.pulumi.com\n");
     // DigitalOcean's token is read by every project, so it would go into the shared stack file.
@@ -195,7 +195,7 @@ fn secrets_for_every_stack_are_refused_on_the_pulumi_service() {
 }
 
 #[test]
-fn doctor_in_a_checkout_names_what_mara_s_python_projects_need() {
+fn ext_doctor_in_a_checkout_names_what_mara_s_python_projects_need() {
     let checkout = MaraCheckout::new();
     checkout.file("config/pulumi/environment", "PULUMI_CONFIG_PASSPHRASE=doctor-1234\n");
     let output = checkout.run(&["doctor", "-p", "aws"]);
@@ -222,7 +222,7 @@ fn doctor_in_a_checkout_names_what_mara_s_python_projects_need() {
 /// MARA's `down`. Only MARA's own files and `.runner/` are written; the secrets are in the
 /// secrets project's own stack file, encrypted, and nowhere else.
 #[test]
-fn prompts_up_and_down_in_a_checkout_write_only_mara_s_files() {
+fn ext_prompts_up_and_down_in_a_checkout_write_only_mara_s_files() {
     let checkout = MaraCheckout::new().with_yaml_programs();
     checkout.provider("mara-local", &mara_local());
     checkout.file("config/pulumi/environment", "PULUMI_STACK=dev\n");

@@ -4,7 +4,7 @@
 use crate::support::Workspace;
 
 #[test]
-fn a_broken_downstream_manifest_stops_up_before_anything_is_deployed() {
+fn ext_a_broken_downstream_manifest_stops_up_before_anything_is_deployed() {
     let workspace = Workspace::with_real_pulumi();
     workspace
         .provider(

@@ -26,7 +26,7 @@ fn real_pulumi_in_a_terminal(workspace: &Workspace, script: &serde_json::Value, 
 }
 
 #[test]
-fn prompts_in_a_terminal_from_an_empty_stack_file_to_a_completed_up() {
+fn ext_prompts_in_a_terminal_from_an_empty_stack_file_to_a_completed_up() {
     let workspace = local_workspace("PULUMI_STACK=dev\nKUBECONFIG=.runner/kube/config\n");
     workspace.stack_file("dev", "");
     let script = json!([
@@ -75,7 +75,7 @@ fn prompts_in_a_terminal_from_an_empty_stack_file_to_a_completed_up() {
 }
 
 #[test]
-fn ci_with_an_incomplete_configuration_lists_everything_and_writes_nothing() {
+fn ext_ci_with_an_incomplete_configuration_lists_everything_and_writes_nothing() {
     let workspace = local_workspace("PULUMI_STACK=dev\n");
     workspace.file(
         "providers/strict.toml",
@@ -108,7 +108,7 @@ fn ci_with_an_incomplete_configuration_lists_everything_and_writes_nothing() {
 }
 
 #[test]
-fn destroy_and_refresh_never_ask_for_secrets() {
+fn ext_destroy_and_refresh_never_ask_for_secrets() {
     let workspace = local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=never-asked-1234\n");
     // No token anywhere: up would need it, refresh and destroy must not. Nothing is deployed,
     // so refresh runs and fails as `not deployed`; destroy has nothing to do.
@@ -130,7 +130,7 @@ fn destroy_and_refresh_never_ask_for_secrets() {
 }
 
 #[test]
-fn secrets_go_to_the_secrets_projects_own_stack() {
+fn ext_secrets_go_to_the_secrets_projects_own_stack() {
     let mut workspace = Workspace::new();
     workspace
         .provider(
@@ -168,7 +168,7 @@ secrets = [{ key = "prometheus:adminpass", prompt = "Prometheus admin password",
 /// The command printed for a missing secret works exactly as printed (the old hint, a bare
 /// `pulumi config set`, lacked the backend URL the runner injects and named no existing stack).
 #[test]
-fn the_printed_secret_hint_runs_verbatim_and_the_run_then_proceeds() {
+fn ext_the_printed_secret_hint_runs_verbatim_and_the_run_then_proceeds() {
     let workspace = local_workspace(
         "PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=hint-passphrase-1234\nKUBECONFIG=.runner/kube/config\n",
     );

@@ -19,7 +19,7 @@ fn working_copy(backend: &std::path::Path) -> Workspace {
 }
 
 #[test]
-fn status_and_resume_find_the_pulumi_runs_use() {
+fn ext_status_and_resume_find_the_pulumi_runs_use() {
     let backend = tempfile::tempdir().unwrap();
     let first = working_copy(backend.path());
     let second = working_copy(backend.path());

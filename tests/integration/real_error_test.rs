@@ -5,7 +5,7 @@ use serde_json::Value;
 use crate::support::Workspace;
 
 #[test]
-fn the_programs_own_error_is_the_summary_the_diagnostics_and_the_junit_message() {
+fn ext_the_programs_own_error_is_the_summary_the_diagnostics_and_the_junit_message() {
     let workspace = Workspace::with_real_pulumi();
     workspace.provider("bad", "[[project]]\npath = \"bad\"\nphase = \"infrastructure\"\n").file(
         "projects/bad/Pulumi.yaml",

@@ -16,7 +16,7 @@ fn real_workspace() -> Workspace {
 
 /// The install proof: two YAML projects, the second reading the first through a StackReference.
 #[test]
-fn stack_reference_carries_an_output_between_two_projects() {
+fn ext_stack_reference_carries_an_output_between_two_projects() {
     let workspace = real_workspace();
     workspace
         .provider(
@@ -63,7 +63,7 @@ depends_on = ["first"]
 }
 
 #[test]
-fn installed_pulumi_reports_the_pinned_version() {
+fn ext_installed_pulumi_reports_the_pinned_version() {
     let script = std::fs::read_to_string(crate::support::repository().join("scripts/install-pulumi.sh")).unwrap();
     let pinned = script
         .lines()
@@ -112,7 +112,7 @@ fn lock_files(workspace: &Workspace) -> Vec<String> {
 }
 
 #[test]
-fn ctrl_c_during_up_leaves_no_lock_and_exits_130() {
+fn ext_ctrl_c_during_up_leaves_no_lock_and_exits_130() {
     let workspace = slow_workspace();
     // Create the stack first so the interrupted operation is the `up` itself.
     let mut runner = workspace
@@ -145,7 +145,7 @@ fn ctrl_c_during_up_leaves_no_lock_and_exits_130() {
 /// Ctrl-C, so pulumi releases its lock, the run is recorded as interrupted, and nothing pulumi
 /// started (its language host) is left running.
 #[test]
-fn a_closed_terminal_cancels_the_real_pulumi_cleanly() {
+fn ext_a_closed_terminal_cancels_the_real_pulumi_cleanly() {
     let workspace = slow_workspace();
     let script = format!(
         "{} up --provider slow --stack dev --non-interactive; sleep 60",

@@ -62,7 +62,7 @@ fn stack_files(store: &ObjectStore) -> Vec<String> {
 }
 
 #[test]
-fn local_provider_end_to_end_on_an_s3_backend() {
+fn ext_local_provider_end_to_end_on_an_s3_backend() {
     let scratch = tempfile::tempdir().unwrap();
     let store = ObjectStore::start(&scratch.path().join("store"));
     let copy = working_copy(&store.url(BUCKET), None);
@@ -115,7 +115,7 @@ fn local_provider_end_to_end_on_an_s3_backend() {
 }
 
 #[test]
-fn doctor_names_a_missing_bucket_and_rejected_credentials() {
+fn ext_doctor_names_a_missing_bucket_and_rejected_credentials() {
     let scratch = tempfile::tempdir().unwrap();
     let store = ObjectStore::start(&scratch.path().join("store"));
 
@@ -149,7 +149,7 @@ fn doctor_names_a_missing_bucket_and_rejected_credentials() {
 }
 
 #[test]
-fn two_working_copies_share_the_backend() {
+fn ext_two_working_copies_share_the_backend() {
     let scratch = tempfile::tempdir().unwrap();
     let store = ObjectStore::start(&scratch.path().join("store"));
     let url = store.url(BUCKET);
@@ -204,7 +204,7 @@ fn two_working_copies_share_the_backend() {
 }
 
 #[test]
-fn a_lock_held_by_another_machine_stops_the_run_by_name() {
+fn ext_a_lock_held_by_another_machine_stops_the_run_by_name() {
     let scratch = tempfile::tempdir().unwrap();
     let store = ObjectStore::start(&scratch.path().join("store"));
     let copy = working_copy(&store.url(BUCKET), None);
@@ -289,7 +289,7 @@ prerequisites = [{ project = "infrastructure/network", succeeded_within = "1h" }
 "#;
 
 #[test]
-fn a_prerequisite_run_by_another_copy_within_its_window_is_honoured() {
+fn ext_a_prerequisite_run_by_another_copy_within_its_window_is_honoured() {
     let scratch = tempfile::tempdir().unwrap();
     let store = ObjectStore::start(&scratch.path().join("store"));
     let url = store.url(BUCKET);
@@ -330,7 +330,7 @@ impl OutputAsync for std::process::Command {
 }
 
 #[test]
-fn resume_on_another_copy_runs_what_the_backend_has_not_seen_succeed() {
+fn ext_resume_on_another_copy_runs_what_the_backend_has_not_seen_succeed() {
     let scratch = tempfile::tempdir().unwrap();
     let store = ObjectStore::start(&scratch.path().join("store"));
     let url = store.url(BUCKET);

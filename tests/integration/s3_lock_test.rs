@@ -45,7 +45,7 @@ fn this_host() -> String {
 /// The regression: `unlock` ran `pulumi cancel` for every project the last local run left
 /// cancelled, without reading who held the lock, and removed another checkout's live `up`.
 #[test]
-fn unlock_on_s3_leaves_a_live_update_alone_unless_forced() {
+fn ext_unlock_on_s3_leaves_a_live_update_alone_unless_forced() {
     let scratch = tempfile::tempdir().unwrap();
     let store = ObjectStore::start(&scratch.path().join("store"));
     let workspace = s3_workspace(&store);
@@ -86,7 +86,7 @@ fn unlock_on_s3_leaves_a_live_update_alone_unless_forced() {
 }
 
 #[test]
-fn the_next_run_on_s3_removes_a_gone_holders_lock_and_stops_at_another_hosts() {
+fn ext_the_next_run_on_s3_removes_a_gone_holders_lock_and_stops_at_another_hosts() {
     let scratch = tempfile::tempdir().unwrap();
     let store = ObjectStore::start(&scratch.path().join("store"));
     let workspace = s3_workspace(&store);

@@ -11,7 +11,7 @@ const DECLARED: &str = "canary-declared-DDDD";
 const OUTPUT: &str = "canary-output-EEEE";
 
 #[test]
-fn no_secret_leaks_through_up_failure_refresh_and_destroy() {
+fn ext_no_secret_leaks_through_up_failure_refresh_and_destroy() {
     let mut workspace = Workspace::new();
     copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
     let local = std::fs::read_to_string(repository().join("providers/local.toml")).unwrap();

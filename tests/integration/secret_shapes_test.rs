@@ -54,7 +54,7 @@ fn forms() -> Vec<String> {
 }
 
 #[test]
-fn secrets_of_every_shape_reach_no_sink() {
+fn ext_secrets_of_every_shape_reach_no_sink() {
     let mut workspace = Workspace::new();
     copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
     let hooked = format!(
@@ -145,7 +145,7 @@ fn secrets_of_every_shape_reach_no_sink() {
 /// `pulumi config set --secret` would) is known to the runner only encrypted in the stack file:
 /// a hook that fetches it with `pulumi config get` and fails must not show it.
 #[test]
-fn a_config_secret_stored_before_the_run_is_masked() {
+fn ext_a_config_secret_stored_before_the_run_is_masked() {
     const STORED: &str = "stored-by-hand-5150";
     let mut workspace = Workspace::new();
     let provider = "description = \"stored\"\n\n[[project]]\npath = \"app\"\nphase = \"infrastructure\"\non_success = [{ command = { argv = [\"sh\", \"-c\", \"echo \\\"password is $(pulumi config get app:dbpw --stack organization/app/dev)\\\" >&2; exit 1\"] } }]\n";

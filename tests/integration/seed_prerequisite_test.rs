@@ -60,7 +60,7 @@ fn history_projects(workspace: &Workspace) -> Vec<Vec<String>> {
 }
 
 #[test]
-fn refresh_after_credential_rotation_succeeds_because_the_prerequisite_ran_first() {
+fn ext_refresh_after_credential_rotation_succeeds_because_the_prerequisite_ran_first() {
     let mut workspace = Workspace::new();
     workspace.file("projects/use-vault/Pulumi.yaml", PROGRAM);
     workspace.provider("plain", "[[project]]\npath = \"use-vault\"\nphase = \"infrastructure\"\n");

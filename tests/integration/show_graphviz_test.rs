@@ -81,7 +81,7 @@ fn check_drawing(root: &Path, provider: &str, operation: &str) -> String {
 }
 
 #[test]
-fn every_project_is_drawn_inside_its_phase_cluster_in_phase_order() {
+fn ext_every_project_is_drawn_inside_its_phase_cluster_in_phase_order() {
     let dir = tempfile::tempdir().unwrap();
     copy_tree(&repository().join("providers"), &dir.path().join("providers"));
     copy_tree(&repository().join("projects"), &dir.path().join("projects"));
@@ -95,7 +95,7 @@ fn every_project_is_drawn_inside_its_phase_cluster_in_phase_order() {
 /// Kubernetes projects that wait for nothing would start left of the cluster's border; an
 /// invisible edge keeps them in their phase's place.
 #[test]
-fn projects_that_wait_for_nothing_stay_in_phase_order() {
+fn ext_projects_that_wait_for_nothing_stay_in_phase_order() {
     let workspace = Workspace::new();
     workspace.provider(
         "demo",

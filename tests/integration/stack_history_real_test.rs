@@ -71,7 +71,7 @@ fn outputs(workspace: &Workspace, backend: &Path, project: &str) -> Value {
 }
 
 #[test]
-fn destroy_never_brings_back_up_a_prerequisite_it_removes() {
+fn ext_destroy_never_brings_back_up_a_prerequisite_it_removes() {
     let state = tempfile::tempdir().unwrap();
     let workspace = real_workspace(state.path());
     workspace.provider(
@@ -110,7 +110,7 @@ prerequisites = [{ project = "creds", succeeded_within = "1s" }]
 }
 
 #[test]
-fn resume_refuses_after_another_checkout_destroyed_the_stacks_and_continues_its_own() {
+fn ext_resume_refuses_after_another_checkout_destroyed_the_stacks_and_continues_its_own() {
     let state = tempfile::tempdir().unwrap();
     let first = branches(state.path());
     let broken = "name: b\nruntime: yaml\noutputs:\n  value: ${does_not_exist.value}\n";
@@ -145,7 +145,7 @@ fn resume_refuses_after_another_checkout_destroyed_the_stacks_and_continues_its_
 }
 
 #[test]
-fn drift_refresh_and_outputs_of_stacks_never_deployed_say_not_deployed_and_fail() {
+fn ext_drift_refresh_and_outputs_of_stacks_never_deployed_say_not_deployed_and_fail() {
     let state = tempfile::tempdir().unwrap();
     let workspace = branches(state.path());
     let drift = workspace.run(&args("drift", &["--report", "json=drift.json"]));
@@ -174,7 +174,7 @@ fn drift_refresh_and_outputs_of_stacks_never_deployed_say_not_deployed_and_fail(
 /// Each operation twice in a row, so the second has the first in its history (and a
 /// forecast): the second `destroy` of a stack used to panic in a debug build.
 #[test]
-fn every_operation_twice_in_a_row_with_history() {
+fn ext_every_operation_twice_in_a_row_with_history() {
     let state = tempfile::tempdir().unwrap();
     let workspace = branches(state.path());
     for operation in ["up", "up", "preview", "preview", "refresh", "refresh", "drift", "drift", "destroy", "destroy"] {

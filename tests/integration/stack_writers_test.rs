@@ -36,7 +36,7 @@ fn stack_file(workspace: &Workspace) -> String {
 /// Every pair either keeps both keys, or the second refuses naming the first; with `--wait`
 /// both keep theirs.
 #[test]
-fn concurrent_secret_config_sets_never_lose_a_key() {
+fn ext_concurrent_secret_config_sets_never_lose_a_key() {
     let workspace = workspace();
     for round in 0..3 {
         let wait: &[&str] = if round == 2 { &["--wait"] } else { &[] };
@@ -62,7 +62,7 @@ fn concurrent_secret_config_sets_never_lose_a_key() {
 
 /// A `config set` while an `up` runs refuses instead of rewriting the stack file under it.
 #[test]
-fn config_set_during_an_up_refuses_until_the_up_ends() {
+fn ext_config_set_during_an_up_refuses_until_the_up_ends() {
     let workspace = workspace();
     workspace.file(
         "projects/net/Pulumi.yaml",

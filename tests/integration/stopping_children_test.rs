@@ -127,7 +127,7 @@ fn the_next_run_removes_the_outputs_files_a_killed_runner_left() {
 /// background child it started still holds stderr (`kubectl port-forward &`) succeeds, and a
 /// failing hook's quoted stderr shows nothing of a secret output across the 300-character cut.
 #[test]
-fn a_hook_ends_at_its_exit_and_its_quoted_stderr_is_masked_before_the_cut() {
+fn ext_a_hook_ends_at_its_exit_and_its_quoted_stderr_is_masked_before_the_cut() {
     let secret = "s3cr3t-0f-the-real-stack-0123456789";
     let mut workspace = Workspace::new();
     let (backend, home) = (workspace.path(".state"), workspace.path("home"));

@@ -299,7 +299,7 @@ impl Workspace {
 }
 
 /// Tests that need a program from outside the repository (the real `pulumi`, Go, the
-/// kube-apiserver, versitygw, chromium, graphviz, tmux, zsh, fish) are named `ext_...`, so
+/// kube-apiserver, versitygw, chromium, graphviz, tmux, zsh, fish, the CI engines) are named `ext_...`, so
 /// `cargo test --test integration -- --skip ::ext_` is the fast loop. Every helper that finds
 /// such a program calls this, which keeps the rule true as tests are added.
 pub fn needs_external(program: &str) {

@@ -96,7 +96,7 @@ fn position(text: &str, needle: &str) -> usize {
 }
 
 #[test]
-fn preview_report_drift_outputs_and_affected_against_the_real_pulumi() {
+fn ext_preview_report_drift_outputs_and_affected_against_the_real_pulumi() {
     let workspace = real_files_workspace();
     std::fs::write(workspace.path(".gitignore"), ".runner/\n.state/\nhome/\nfiles/\nreport*.md\nsummary.md\n").unwrap();
     git(&workspace, &["init", "-q", "-b", "main"]);
@@ -277,7 +277,7 @@ fn the_readme_ci_examples_are_valid_yaml() {
 
 /// A failed project is in the markdown report with Pulumi's own error.
 #[test]
-fn the_markdown_report_shows_a_failure_with_the_real_error() {
+fn ext_the_markdown_report_shows_a_failure_with_the_real_error() {
     let workspace = real_files_workspace();
     workspace
         .file("projects/other/Pulumi.yaml", "name: other\nruntime: yaml\noutputs:\n  n: ${undefinedThing.value}\n");

@@ -52,7 +52,7 @@ fn assert_whole_rows(screen: &str, columns: u16) {
 }
 
 #[test]
-fn up_with_a_long_failure_keeps_every_result_word_at_every_width() {
+fn ext_up_with_a_long_failure_keeps_every_result_word_at_every_width() {
     let failure = "error: creating the certificate manager: the webhook did not answer in time, and the \
                    deployment was rolled back after the readiness probe failed three times in a row";
     let script = serde_json::json!({"projects": {"kubernetes-certmgr": {"fail": failure, "fail_on": ["up"]}}});
@@ -70,7 +70,7 @@ fn up_with_a_long_failure_keeps_every_result_word_at_every_width() {
 }
 
 #[test]
-fn status_fits_the_terminal() {
+fn ext_status_fits_the_terminal() {
     let workspace = workspace("{}");
     workspace.run(&["up", "--provider", "demo", "--stack", "dev", "--non-interactive"]).expect_code(0);
     workspace.run(&["drift", "--provider", "demo", "--stack", "dev", "--non-interactive"]);
@@ -83,7 +83,7 @@ fn status_fits_the_terminal() {
 }
 
 #[test]
-fn preview_and_drift_rows_are_whole_at_every_width_and_preview_speaks_pulumis_words() {
+fn ext_preview_and_drift_rows_are_whole_at_every_width_and_preview_speaks_pulumis_words() {
     let workspace = workspace("{}");
     for columns in WIDTHS {
         let preview = screen(&workspace, columns, "preview --provider demo --stack dev");
@@ -102,7 +102,7 @@ fn preview_and_drift_rows_are_whole_at_every_width_and_preview_speaks_pulumis_wo
 }
 
 #[test]
-fn ctrl_c_leaves_whole_rows_at_every_width() {
+fn ext_ctrl_c_leaves_whole_rows_at_every_width() {
     let runner = assert_cmd::cargo::cargo_bin("runner");
     for columns in WIDTHS {
         let workspace = workspace(r#"{"default": {"sleep": 30, "cancel_sleep": 0.2}}"#);

@@ -93,7 +93,7 @@ fn ctrl_c_during_a_run_restores_echo_and_the_cursor() {
 /// tmux keeps the screen a person would see: after Ctrl-C no spinner line is left above the
 /// messages, and the shell gets its echo back.
 #[test]
-fn after_ctrl_c_the_screen_has_no_stale_progress_line() {
+fn ext_after_ctrl_c_the_screen_has_no_stale_progress_line() {
     let workspace = workspace(r#"{"default": {"sleep": 30, "cancel_sleep": 0.2}}"#);
     let script = format!(
         // `exit=` comes last: the test reads the screen once it appears, so everything the
@@ -122,7 +122,7 @@ fn after_ctrl_c_the_screen_has_no_stale_progress_line() {
 /// A terminal made narrower while a project runs: its live line is refitted at the next redraw,
 /// so it never wraps into a second line.
 #[test]
-fn a_resized_terminal_gets_its_live_line_refitted() {
+fn ext_a_resized_terminal_gets_its_live_line_refitted() {
     let provider = "[[project]]\npath = \"network\"\nphase = \"infrastructure\"\n\
                     on_success = [{ command = { argv = [\"sh\", \"-c\", \"sleep 8\", \"a-long-argument-that-makes-the-status-line-wide\"] } }]\n";
     let workspace = Workspace::with_fake_pulumi(provider, &["network"], "{}");
@@ -145,7 +145,7 @@ fn a_resized_terminal_gets_its_live_line_refitted() {
 /// its projects as on Ctrl-C, records the run as interrupted and releases the stack, instead of
 /// dying and leaving pulumi running on its own.
 #[test]
-fn a_closed_terminal_cancels_the_run_and_leaves_it_recorded() {
+fn ext_a_closed_terminal_cancels_the_run_and_leaves_it_recorded() {
     let workspace = workspace(r#"{"default": {"sleep": 30, "cancel_sleep": 0.2}}"#);
     let script = format!("{} up --provider demo --stack dev; sleep 60", runner().display());
     let terminal = TmuxSession::start(&workspace, 100, 20, &script);

@@ -5,7 +5,7 @@ use crate::scheduling_test::{assert_bars_drawn, bars, close, render_in_browser, 
 use crate::support::Workspace;
 
 #[test]
-fn an_interrupted_run_with_a_cancelled_attempt_is_drawn_as_such_in_a_browser() {
+fn ext_an_interrupted_run_with_a_cancelled_attempt_is_drawn_as_such_in_a_browser() {
     let workspace = Workspace::new();
     let history = r#"{"run_id":"r1","provider":"demo","stack":"dev","operation":"up","state":"finished","pid":1,
         "host":"h","started":1000.0,"ended":1004.6,"projects":[]}"#;

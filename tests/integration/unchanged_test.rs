@@ -79,7 +79,7 @@ fn edit(workspace: &Workspace, file: &str, from: &str, to: &str) {
 }
 
 #[test]
-fn an_affected_up_runs_only_what_sees_a_changed_output() {
+fn ext_an_affected_up_runs_only_what_sees_a_changed_output() {
     let workspace = local_repository();
     up(&workspace, &[], "first.json");
 
@@ -211,7 +211,7 @@ fn with_dependents_and_resume_skip_the_unchanged_and_always_run_does_not() {
 }
 
 #[test]
-fn a_preview_reads_the_mock_outputs_of_an_upstream_never_deployed_and_up_refuses() {
+fn ext_a_preview_reads_the_mock_outputs_of_an_upstream_never_deployed_and_up_refuses() {
     let workspace = local_repository();
     let provider = workspace.path("providers/local.toml");
     let text = std::fs::read_to_string(&provider).unwrap().replacen(

@@ -15,7 +15,7 @@ fn lock_files(workspace: &Workspace) -> Vec<String> {
 }
 
 #[test]
-fn a_lock_left_by_a_killed_runner_is_removed_by_the_next_run() {
+fn ext_a_lock_left_by_a_killed_runner_is_removed_by_the_next_run() {
     let workspace = Workspace::with_real_pulumi();
     workspace.provider("slow", "[[project]]\npath = \"slow\"\nphase = \"infrastructure\"\n").file(
         "projects/slow/Pulumi.yaml",
@@ -80,7 +80,7 @@ fn lock_json(pid: u32, host: &str) -> String {
 /// A prerequisite the plan does not list is still an operation of the run: the `up` preflight
 /// removes its dead lock instead of retrying Pulumi's lock until it gives up.
 #[test]
-fn a_prerequisites_dead_lock_is_removed_by_the_run_that_needs_it() {
+fn ext_a_prerequisites_dead_lock_is_removed_by_the_run_that_needs_it() {
     let workspace = Workspace::with_real_pulumi();
     workspace
         .provider(

@@ -166,7 +166,7 @@ fn validate_warns_about_a_short_value_it_will_mask_without_printing_it() {
 /// `runtime: yml` has no language host next to the real `pulumi`: `validate` and `doctor` say
 /// so, instead of `up` failing with "no language plugin 'pulumi-language-yml' found".
 #[test]
-fn a_runtime_without_a_language_host_is_refused_before_a_run() {
+fn ext_a_runtime_without_a_language_host_is_refused_before_a_run() {
     let workspace = Workspace::with_real_pulumi();
     workspace.provider("demo", PROVIDER).project("a");
     workspace.file("projects/a/Pulumi.yaml", "name: a\nruntime: yml\n");

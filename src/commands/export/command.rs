@@ -28,7 +28,7 @@ fn export_pko(settings: &Settings, pko: &PkoExportSettings) -> Result<ExitStatus
     }
     // What `validate` (and so `up`) would refuse is never exported.
     let (_check, environment, _backend) =
-        crate::commands::validate::preflight_like_validate(settings, &pko.stack, &loaded)?;
+        crate::commands::validate::preflight_like_validate(settings, &pko.stack, &loaded, false)?;
     announce_backend(&environment, &pko.stack.environment);
     let stack = &pko.stack.stack;
     let stack_config = StackConfig::load(&settings.root.stack_config_file(stack))?;

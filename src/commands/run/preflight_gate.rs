@@ -19,6 +19,7 @@ pub fn preflight_and_gather(context: &RunContext) -> Result<PendingConfiguration
         unlock_command: crate::commands::unlock_command(&loaded.provider.name, &run.stack.stack),
         require_passphrase: false,
         report_locks: false,
+        programs_run_here: true,
     });
     if run.interactive || preflight.problems.is_empty() {
         preflight.into_result()?;
