@@ -334,7 +334,8 @@ def procs_block(results, machine):
             if not counts:
                 continue
             totals = [sum(c.values()) for c in counts]
-            kinds = sorted({k for c in counts for k in c}, key=lambda k: -max(c.get(k, 0) for c in counts))
+            # Ties by name: a set's order changes with Python's hash seed from run to run.
+            kinds = sorted({k for c in counts for k in c}, key=lambda k: (-max(c.get(k, 0) for c in counts), k))
             m = [measures.get("%s-%s" % (op, rnd)) for rnd in rounds]
             rows.append([name, op, projects, "%g" % median(totals), bold("%.2f" % (median(totals) / projects)),
                          ", ".join("%s %g" % (k, median([c.get(k, 0) for c in counts])) for k in kinds) or "–",
