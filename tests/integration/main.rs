@@ -21,6 +21,7 @@ mod console_write_rule_test;
 mod doctor_test;
 mod errors_test;
 mod fake_pulumi_shape_test;
+mod file_size_rule_test;
 mod files_kept_test;
 mod hint_commands_test;
 mod history_retention_test;
