@@ -154,7 +154,8 @@ fn ext_after_one_real_run_show_expects_durations_and_the_timeline_renders_in_a_b
     let svg = std::fs::read_to_string(&svg_path).unwrap();
     assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""), "{svg}");
     assert!(!svg.contains("<script") && !svg.contains("href="), "self-contained");
-    assert!(svg.contains("up of `local` on stack `dev`") && svg.contains("started ") && svg.contains("wall "));
+    // The title is plain text: no markdown backticks in a picture.
+    assert!(svg.contains("up of local on stack dev") && svg.contains("started ") && svg.contains("wall "), "{svg}");
     // The cluster's kubeconfig hook is a bar of its own.
     assert!(bars(&svg, "infrastructure/cluster").iter().any(|bar| bar.0 == "hook"), "{svg}");
     let png = render_in_browser(&svg_path, size_of(&svg));
