@@ -40,7 +40,7 @@ fn an_unreadable_run_record_is_named_and_logs_are_private() {
     }
     workspace.file(".runner/history/20990101T000000Z-1.json", "{ truncated");
     let status = ["status", "--provider", "demo", "--stack", "dev"];
-    runner_snapshot!("status_skips_it", Redactions::of(&workspace), workspace.std_command(&status));
+    runner_snapshot!("status_skips_it", Redactions::of(&workspace).status_table(), workspace.std_command(&status));
 }
 
 #[test]

@@ -129,6 +129,13 @@ impl Redactions {
         self.with(r"^run +started", &header)
     }
 
+    /// `status`'s header: its `run` column is as wide as the widest run id, which varies with the
+    /// pid; the rows are redacted to the widest possible run id, so is the header.
+    pub fn status_table(self) -> Self {
+        let header = format!("run{}last drift", " ".repeat(RUN_ID_WIDEST + 2 - "run".len()));
+        self.with(r"run +last drift", &header)
+    }
+
     fn width_keeping(mut self, pattern: &str, replacement: &str, widest: usize) -> Self {
         self.rules.push(Rule { widest: Some(widest), ..Rule::new(&format!("(?:{pattern})( {{2,}})?"), replacement) });
         self
