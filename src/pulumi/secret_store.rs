@@ -173,7 +173,8 @@ impl SecretStore {
         if output.success() {
             Ok(())
         } else {
-            let stderr = output.stderr_text().replace(value, crate::secrets::MASK);
+            // Every printed form of the value, as everywhere else, not only its raw text.
+            let stderr = crate::secrets::SecretMask::new([value.to_string()]).apply(&output.stderr_text());
             Err(UserError::Internal(format!("`pulumi config set --secret {key}` failed: {}", stderr.trim())))
         }
     }

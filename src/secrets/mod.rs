@@ -7,6 +7,8 @@ mod split_point;
 mod masking_property_tests;
 
 pub use secret_forms::printed_forms;
-pub use secret_mask::{SecretMask, MASK};
+pub use secret_mask::SecretMask;
+#[cfg(test)]
+pub use secret_mask::MASK;
 pub use secret_rule::{url_password, SecretRule};
 pub use split_point::split_point;
