@@ -111,6 +111,15 @@ impl Reporter for HistoryRecorder {
         "history recorder"
     }
 
+    /// A save skipped for being too soon after the last is made here: without it a success
+    /// followed by a project that runs for an hour stays unwritten for that hour, and a
+    /// `kill -9` then makes `--resume` run the finished project again.
+    fn on_tick(&mut self) {
+        if self.dirty {
+            self.save(false);
+        }
+    }
+
     fn finish(&mut self) -> Result<(), String> {
         if self.dirty {
             self.save(true);
@@ -237,5 +246,35 @@ mod tests {
         assert_eq!(index.last_success(&ProjectPath::new("creds"), Operation::Refresh), None);
         assert_eq!(index.last_success(&ProjectPath::new("app"), Operation::Refresh), None, "a failure is no success");
         assert_eq!(store.runs()[0].projects[1].result, ProjectState::Succeeded);
+    }
+
+    /// A success that comes too soon after the last save is held back, and written by the next
+    /// tick even when no other event follows (the next project may run for an hour).
+    #[test]
+    fn a_held_back_success_is_written_by_the_next_tick() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = RunStore::new(dir.path());
+        let mut recorder = HistoryRecorder::new(store.clone());
+        recorder.on_event(&ExecutionEvent::RunStarted(RunInfo {
+            run_id: "r1".into(),
+            provider: "aws".into(),
+            stack: "dev".into(),
+            operation: Operation::Up,
+            projects: vec![ProjectPath::new("vpc"), ProjectPath::new("eks")],
+            parallelism: 1,
+            log_dir: dir.path().join("logs"),
+            started: SystemTime::now(),
+            recovered_locks: Vec::new(),
+        }));
+        let mut report = ProjectReport::not_run(ProjectPath::new("vpc"), ProjectResult::Succeeded, String::new());
+        report.started = Some(SystemTime::now());
+        recorder.on_event(&ExecutionEvent::ProjectFinished(report));
+        let saved = || store.runs()[0].projects[0].result;
+        assert_eq!(saved(), ProjectState::Pending, "held back: the run started a moment ago");
+        recorder.on_tick();
+        std::thread::sleep(MIN_SAVE_INTERVAL);
+        recorder.on_tick();
+        assert_eq!(saved(), ProjectState::Succeeded);
+        assert!(!recorder.dirty);
     }
 }

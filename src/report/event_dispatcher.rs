@@ -4,6 +4,9 @@ use super::{EtaTracker, Reporter, RunSummary};
 use crate::execute::ExecutionEvent;
 use crate::secrets::SecretMask;
 
+/// How often reporters get `on_tick`.
+pub const TICK: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Hands every event, masked, to every reporter, until the executor drops its sender.
 /// With an `eta`, each start and end is followed by a fresh `RunEstimate`.
 /// Returns the summary it collected along the way.
@@ -17,7 +20,24 @@ pub async fn dispatch_events(
     // A reporter or the forecast that panics is dropped, and the fault kept for the end of the
     // run: the others, the summary above all, still see every event, so what ran is recorded.
     let mut reporters: Vec<Option<Box<dyn Reporter>>> = reporters.into_iter().map(Some).collect();
-    while let Some(event) = receiver.recv().await {
+    let mut next_tick = tokio::time::Instant::now() + TICK;
+    loop {
+        let received = tokio::time::timeout_at(next_tick, receiver.recv()).await;
+        if tokio::time::Instant::now() >= next_tick {
+            next_tick = tokio::time::Instant::now() + TICK;
+            for slot in reporters.iter_mut() {
+                let Some(reporter) = slot.as_mut() else { continue };
+                if let Err(panic) = contained(|| reporter.on_tick()) {
+                    summary.faults.push(format!("the {} failed: {panic}", reporter.name()));
+                    *slot = None;
+                }
+            }
+        }
+        let event = match received {
+            Ok(Some(event)) => event,
+            Ok(None) => break,
+            Err(_elapsed) => continue,
+        };
         let event = mask_event(event, &mask);
         let estimate = match eta.as_mut().map(|eta| contained(|| eta.on_event(&event))) {
             Some(Err(panic)) => {
@@ -161,5 +181,46 @@ mod tests {
         let summary = dispatcher.await.unwrap();
         assert_eq!(summary.unwritten, ["the run history could not be written (disk full)"]);
         assert!(summary.faults.is_empty());
+    }
+
+    /// Counts its ticks.
+    struct Ticking(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+    impl Reporter for Ticking {
+        fn on_event(&mut self, _: &ExecutionEvent) {}
+
+        fn on_tick(&mut self) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    /// Ticks come while nothing happens and while events never stop: a flood of output lines
+    /// from one project must not keep a reporter from writing what another project did.
+    #[tokio::test]
+    async fn reporters_tick_in_silence_and_in_a_flood_of_events() {
+        for flood in [false, true] {
+            let (events, receiver) = crate::execute::EventSender::channel(16);
+            let ticks = std::sync::Arc::default();
+            let ticking: Box<dyn Reporter> = Box::new(Ticking(std::sync::Arc::clone(&ticks)));
+            let dispatcher = tokio::spawn(dispatch_events(receiver, vec![ticking], SecretMask::default(), None));
+            let until = tokio::time::Instant::now() + TICK * 4;
+            while tokio::time::Instant::now() < until {
+                if flood {
+                    let line = "Updating (dev)".to_string();
+                    let project = ProjectPath::new("eks");
+                    events
+                        .send(ExecutionEvent::ProjectOutput {
+                            project,
+                            stream: crate::execute::OutputStream::Stdout,
+                            line,
+                        })
+                        .await;
+                }
+                tokio::time::sleep(TICK / 10).await;
+            }
+            drop(events);
+            dispatcher.await.unwrap();
+            assert!(ticks.load(std::sync::atomic::Ordering::SeqCst) >= 1, "flood {flood}: no tick in four ticks' time");
+        }
     }
 }

@@ -9,6 +9,11 @@ pub trait Reporter: Send {
         "reporter"
     }
 
+    /// Called at least every `TICK` while the run lasts, events or not: a reporter that holds
+    /// back writes catches up here, so nothing it was told waits on the next event, which may
+    /// be an hour away behind a slow project.
+    fn on_tick(&mut self) {}
+
     /// Called once after the last event: what the reporter could not write, said in full (the
     /// run then ends in failure, whatever its projects did).
     fn finish(&mut self) -> Result<(), String> {

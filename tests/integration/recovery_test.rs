@@ -134,7 +134,15 @@ fn after_kill_9_the_next_run_reports_the_interrupted_run_and_resume_continues_it
         .spawn()
         .unwrap();
     wait_for("d to start", || invocations(&workspace).iter().any(|l| l["project"] == "d" && l["op"] == "up"));
-    std::thread::sleep(Duration::from_millis(300));
+    // The record is written after the fact, so a loaded machine can start `d` before `b`'s
+    // success is on disk; killing then would rightly make resume run `b` again.
+    let recorded_before_d = || {
+        history(&workspace).first().is_some_and(|run| {
+            let done: Vec<_> = results(run).into_iter().filter(|(_, r)| r == "succeeded").map(|(p, _)| p).collect();
+            ["a", "b", "c"].iter().all(|p| done.iter().any(|d| d == p))
+        })
+    };
+    wait_for("a, b and c to be recorded as succeeded", recorded_before_d);
     unsafe { kill(runner.id() as i32, 9) };
     runner.wait().unwrap();
     // The double's own process outlives a kill -9 of the runner (its own process group): stop it.
