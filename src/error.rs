@@ -113,7 +113,7 @@ pub enum UserError {
     #[error("secret `{key}` would go into the shared stack file `{file}` for every project's stack, but backend `{backend}` encrypts each stack with its own key: only one stack could decrypt it")]
     SharedSecretRefused { key: String, file: PathBuf, backend: String, default_env: Option<String> },
 
-    #[error("{} Pulumi lock(s) left alone: their holder is not provably gone:\n{}", .locks.len(), problem_list(.locks))]
+    #[error("{} left alone: {}:\n{}", crate::text::counted(.locks.len(), "Pulumi lock"), if .locks.len() == 1 { "its holder is not provably gone" } else { "their holders are not provably gone" }, problem_list(.locks))]
     LocksHeld { locks: Vec<String>, force_command: String },
 
     #[error("cannot resume {resumed}: the stack changed since it started:\n{}", problem_list(.changes))]

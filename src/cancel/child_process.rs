@@ -270,6 +270,11 @@ impl RunningChild {
         self.child.stderr.take()
     }
 
+    /// Its process id, while the runner has it.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid.and_then(|pid| u32::try_from(pid).ok())
+    }
+
     /// The run's cancellation reached the child.
     pub fn cancelled(&self) -> bool {
         self.signalled > CancelLevel::Running

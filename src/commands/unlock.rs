@@ -21,7 +21,7 @@ pub fn unlock(settings: &Settings, stack: &StackSettings, force: bool) -> Result
     let _lock = StackLock::acquire(&settings.root.state_dir(), &stack.stack, &command, false)?;
     let environment = ChildEnvironment::build(std::env::vars(), &stack.environment, &settings.root);
     let backend = Backend::from_environment(&environment);
-    let locks = PulumiLocks { backend: &backend, environment: &environment };
+    let locks = PulumiLocks::new(&backend, &environment).with_history(&settings.root.state_dir());
     let mut removed = 0;
     let mut held = Vec::new();
     let mut failures = Vec::new();
@@ -55,10 +55,7 @@ pub fn unlock(settings: &Settings, stack: &StackSettings, force: bool) -> Result
             }
         };
         for lock in found {
-            let mut state = lock.holder();
-            if matches!(state, HolderState::Orphan { .. }) && lock.stop_orphan() {
-                state = HolderState::Gone;
-            }
+            let state = locks.judge(&lock, true);
             let line = match &state {
                 HolderState::Gone => {
                     format!("removed the lock of `{qualified}` left by {}, which is gone", lock.describe())

@@ -46,6 +46,13 @@ pub enum ExecutionEvent {
         attempt: u32,
         at: SystemTime,
     },
+    /// A `pulumi` process started for a project: the record keeps its pid, so a lock it left
+    /// can later be judged gone once this run has ended.
+    PulumiStarted {
+        project: ProjectPath,
+        pid: u32,
+        at: SystemTime,
+    },
     /// One line of a project's Pulumi output, already masked.
     ProjectOutput {
         project: ProjectPath,

@@ -64,6 +64,7 @@ mod tests {
             started,
             ended: None,
             recovered_locks: Vec::new(),
+            pulumi_processes: Vec::new(),
             projects: projects
                 .iter()
                 .map(|(path, result, seconds)| ProjectRecord {

@@ -1,6 +1,6 @@
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::{ProjectRecord, ProjectState, RunRecord, RunState, RunStore, SuccessIndex};
+use super::{ProjectRecord, ProjectState, RecordedProcess, RunRecord, RunState, RunStore, SuccessIndex};
 use crate::execute::ExecutionEvent;
 use crate::report::Reporter;
 
@@ -147,6 +147,7 @@ impl Reporter for HistoryRecorder {
                     ended: None,
                     projects: info.projects.iter().map(|path| ProjectRecord::pending(path.to_string(), None)).collect(),
                     recovered_locks: info.recovered_locks.clone(),
+                    pulumi_processes: Vec::new(),
                 });
                 self.successes = Some(self.store.success_index(&info.stack));
                 self.save(true);
@@ -158,6 +159,13 @@ impl Reporter for HistoryRecorder {
                     entry.result = ProjectState::Running;
                     entry.attempts = *attempt;
                     entry.started.get_or_insert(seconds(*at));
+                }
+                self.save(false);
+            }
+            ExecutionEvent::PulumiStarted { project, pid, at } => {
+                if let Some(record) = self.record.as_mut() {
+                    let process = RecordedProcess { project: project.to_string(), pid: *pid, started: seconds(*at) };
+                    record.pulumi_processes.push(process);
                 }
                 self.save(false);
             }

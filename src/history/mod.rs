@@ -1,3 +1,4 @@
+mod ended_processes;
 mod expected_durations;
 mod history_recorder;
 mod resume_point;
@@ -9,10 +10,11 @@ mod stack_lock;
 mod success_index;
 mod timeline_recorder;
 
+pub use ended_processes::EndedProcesses;
 pub use expected_durations::expected_durations;
 pub use history_recorder::HistoryRecorder;
 pub use resume_point::{ResumeBasis, ResumePoint};
-pub use run_record::{ProjectRecord, ProjectState, RunRecord, RunState};
+pub use run_record::{ProjectRecord, ProjectState, RecordedProcess, RunRecord, RunState};
 pub use run_store::RunStore;
 pub use run_timeline::{RunTimeline, Segment, SegmentKind, TimelineProject};
 pub use seen_index::{repository_salt, SeenIndex};

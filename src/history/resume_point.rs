@@ -125,6 +125,7 @@ mod tests {
             started,
             ended: Some(started + 50.0),
             recovered_locks: Vec::new(),
+            pulumi_processes: Vec::new(),
             projects: results
                 .iter()
                 .map(|(path, result)| ProjectRecord {

@@ -161,9 +161,27 @@ pub struct RunRecord {
     /// Pulumi locks left by holders that were gone, which this run removed before it started.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recovered_locks: Vec<String>,
+    /// Every `pulumi` this run started, on `host`: once the run has ended by itself, none of them
+    /// runs any more, so a lock one of them took is provably left behind.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pulumi_processes: Vec<RecordedProcess>,
+}
+
+/// A `pulumi` process a run started: its pid and when (seconds since the epoch).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedProcess {
+    pub project: String,
+    pub pid: u32,
+    pub started: f64,
 }
 
 impl RunRecord {
+    /// Ended by its own runner (`RunFinished`), not settled after the runner vanished: only then
+    /// were all its children waited for.
+    pub fn ended_by_itself(&self) -> bool {
+        self.state != RunState::Running && self.ended.is_some()
+    }
+
     /// The operation `record` ran: its own (a prerequisite's `up`) or the run's.
     pub fn operation_of(&self, record: &ProjectRecord) -> Operation {
         record.operation.unwrap_or(self.operation)

@@ -56,7 +56,7 @@ impl Preflight {
             preflight.check_project(input, project);
         }
         if input.report_locks {
-            let locks = PulumiLocks { backend: input.backend, environment: input.environment };
+            let locks = PulumiLocks::new(input.backend, input.environment).with_history(&input.root.state_dir());
             let projects = with_prerequisites(input.provider, &input.projects);
             let found =
                 settle_pulumi_locks(&locks, input.provider, &projects, input.stack, &input.unlock_command, false);

@@ -61,11 +61,7 @@ pub fn settle_pulumi_locks(
             }
         };
         for lock in found {
-            let mut state = lock.holder();
-            if remove && matches!(state, HolderState::Orphan { .. }) && lock.stop_orphan() {
-                state = HolderState::Gone;
-            }
-            match state {
+            match locks.judge(&lock, remove) {
                 HolderState::Gone if remove => match locks.remove(&lock) {
                     Ok(()) => settlement.removed.push(format!(
                         "removed the lock of `{qualified}` left by {}, which is gone",
@@ -145,7 +141,7 @@ mod tests {
             &root,
         );
         let backend = Backend::from_environment(&environment);
-        let locks = PulumiLocks { backend: &backend, environment: &environment };
+        let locks = PulumiLocks::new(&backend, &environment);
         let planned = vec![&provider.projects[0]];
         let projects = with_prerequisites(&provider, &planned);
         assert_eq!(projects.len(), 2, "the prerequisite is read too");

@@ -9,7 +9,7 @@ use crate::execute::LockRecheck;
 pub async fn recheck_lock(dir: PathBuf, backend: Backend, environment: ChildEnvironment, stack: String) -> LockRecheck {
     tokio::task::spawn_blocking(move || {
         let Ok(manifest) = PulumiManifest::load(&dir) else { return LockRecheck::Unknown };
-        let locks = PulumiLocks { backend: &backend, environment: &environment };
+        let locks = PulumiLocks::new(&backend, &environment);
         let found = match locks.read(&manifest.name, &stack) {
             LockListing::Read(found) => found,
             LockListing::NotKept | LockListing::Unreadable(_) => return LockRecheck::Unknown,
@@ -17,11 +17,7 @@ pub async fn recheck_lock(dir: PathBuf, backend: Backend, environment: ChildEnvi
         let mut released = Vec::new();
         let mut held = Vec::new();
         for lock in found {
-            let mut state = lock.holder();
-            if matches!(state, HolderState::Orphan { .. }) && lock.stop_orphan() {
-                state = HolderState::Gone;
-            }
-            match state {
+            match locks.judge(&lock, true) {
                 HolderState::Gone => match locks.remove(&lock) {
                     Ok(()) => released.push(format!("removed the lock left by {}, which is gone", lock.describe())),
                     Err(reason) => held.push(reason),

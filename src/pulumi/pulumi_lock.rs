@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::s3_client::S3Client;
 use super::{Backend, ChildEnvironment, MARKER_VARIABLE};
-use crate::history::{host_name, process_alive};
+use crate::history::{host_name, process_alive, EndedProcesses};
 
 /// A lock object (`.pulumi/locks/<org>/<project>/<stack>/<id>.json`) as the real CLI writes it:
 /// `{"pid":20701,"username":"root","hostname":"vm","timestamp":"2026-11-22T22:05:19Z"}`.
@@ -154,6 +154,42 @@ pub enum LockListing {
 pub struct PulumiLocks<'a> {
     pub backend: &'a Backend,
     pub environment: &'a ChildEnvironment,
+    /// The `pulumi` processes of this checkout's ended runs: a lock one of them took is left
+    /// behind even where the host cannot tell (another host, a reused pid).
+    pub ended: EndedProcesses,
+}
+
+impl<'a> PulumiLocks<'a> {
+    /// Knowing only what this host's processes say.
+    pub fn new(backend: &'a Backend, environment: &'a ChildEnvironment) -> Self {
+        Self { backend, environment, ended: EndedProcesses::default() }
+    }
+
+    /// Knowing also the runs recorded under `state_dir`.
+    pub fn with_history(mut self, state_dir: &std::path::Path) -> Self {
+        self.ended = EndedProcesses::of_store(&crate::history::RunStore::new(state_dir));
+        self
+    }
+
+    /// Who holds `lock`, judged once for every caller: a process of an ended run is gone; an
+    /// orphaned `pulumi` is stopped first when `stop_orphans` (then gone if it stopped).
+    pub fn judge(&self, lock: &PulumiLock, stop_orphans: bool) -> HolderState {
+        let locked = lock_time(&lock.timestamp);
+        if lock.pid != 0 && self.ended.ended_run(&lock.hostname, lock.pid, locked).is_some() {
+            return HolderState::Gone;
+        }
+        let state = lock.holder();
+        if stop_orphans && matches!(state, HolderState::Orphan { .. }) && lock.stop_orphan() {
+            return HolderState::Gone;
+        }
+        state
+    }
+}
+
+/// Seconds since the epoch of Pulumi's RFC 3339 lock stamp.
+fn lock_time(stamp: &str) -> Option<f64> {
+    let time = time::OffsetDateTime::parse(stamp, &time::format_description::well_known::Rfc3339).ok()?;
+    Some(time.unix_timestamp_nanos() as f64 / 1e9)
 }
 
 impl PulumiLocks<'_> {

@@ -22,7 +22,7 @@ fn lock(dir: &std::path::Path, name: &str, pid: u32, host: &str) {
 
 fn read(dir: &std::path::Path) -> Vec<PulumiLock> {
     let (backend, environment) = backend(dir);
-    match (PulumiLocks { backend: &backend, environment: &environment }).read("net", "dev") {
+    match (PulumiLocks::new(&backend, &environment)).read("net", "dev") {
         LockListing::Read(mut locks) => {
             locks.sort_by_key(|lock| lock.location());
             locks
@@ -65,7 +65,7 @@ fn removing_takes_the_attributes_file_too() {
     let locks = read(dir.path());
     assert!(locks[0].describe().contains("`pulumi` pid 999999999 of `root@"), "{}", locks[0].describe());
     let (backend, environment) = backend(dir.path());
-    (PulumiLocks { backend: &backend, environment: &environment }).remove(&locks[0]).unwrap();
+    (PulumiLocks::new(&backend, &environment)).remove(&locks[0]).unwrap();
     assert!(read(dir.path()).is_empty());
     assert!(!dir.path().join(".pulumi/locks/organization/net/dev/dead.json.attrs").exists());
 }
@@ -101,7 +101,7 @@ fn backends_without_readable_locks_are_never_gone() {
         let environment =
             ChildEnvironment::build([("PULUMI_BACKEND_URL".to_string(), url.to_string())], &Default::default(), &root);
         let backend = Backend::from_environment(&environment);
-        let listing = (PulumiLocks { backend: &backend, environment: &environment }).read("net", "dev");
+        let listing = (PulumiLocks::new(&backend, &environment)).read("net", "dev");
         assert!(matches!(listing, LockListing::Unreadable(_)), "{url}: {listing:?}");
     }
 }

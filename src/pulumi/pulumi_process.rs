@@ -109,6 +109,10 @@ impl PulumiProcess<'_> {
                 }
             }
         };
+        if let Some(pid) = child.pid() {
+            let at = std::time::SystemTime::now();
+            events.send(ExecutionEvent::PulumiStarted { project: self.project.clone(), pid, at }).await;
+        }
         let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL_LINES)));
         let stdout = child.take_stdout().map(|out| {
             tokio::spawn(forward_lines(

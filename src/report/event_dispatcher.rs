@@ -116,6 +116,7 @@ fn mask_event(event: ExecutionEvent, mask: &SecretMask) -> ExecutionEvent {
         // Listed one by one, so a new event with text in it cannot pass unmasked unnoticed.
         event @ (ExecutionEvent::RunStarted(_)
         | ExecutionEvent::ProjectStarted { .. }
+        | ExecutionEvent::PulumiStarted { .. }
         | ExecutionEvent::Interrupting { .. }
         | ExecutionEvent::RunFinished { .. }
         | ExecutionEvent::RunEstimate { .. }) => event,

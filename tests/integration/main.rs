@@ -35,6 +35,7 @@ mod mara_checkout_test;
 mod module_layers_test;
 mod ordering_test;
 mod pko_export_test;
+mod plural_rule_test;
 mod preflight_real_test;
 mod prompt_test;
 mod provider_key_errors_test;

@@ -166,6 +166,17 @@ impl RunOutput {
     }
 
     #[track_caller]
+    pub fn expect_stdout_contains(&self, needle: &str) -> &Self {
+        assert!(
+            self.stdout().contains(needle),
+            "stdout lacks {needle:?}:\n{}\nstderr:\n{}",
+            self.stdout(),
+            self.stderr()
+        );
+        self
+    }
+
+    #[track_caller]
     pub fn expect_stderr_contains(&self, needle: &str) -> &Self {
         assert!(self.stderr().contains(needle), "stderr lacks {needle:?}:\n{}", self.stderr());
         self

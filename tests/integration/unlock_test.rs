@@ -62,11 +62,15 @@ fn ext_a_lock_left_by_a_killed_runner_is_removed_by_the_next_run() {
     assert!(recovered_locks[0].as_str().unwrap().contains(&format!("pid {pulumi_pid}")), "{record}");
 }
 
-fn newest_record(workspace: &Workspace) -> serde_json::Value {
+fn newest_record_file(workspace: &Workspace) -> std::path::PathBuf {
     let dir = workspace.path(".runner/history");
     let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|entry| entry.path()).collect();
     names.sort();
-    serde_json::from_slice(&std::fs::read(names.last().unwrap()).unwrap()).unwrap()
+    names.pop().unwrap()
+}
+
+fn newest_record(workspace: &Workspace) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(newest_record_file(workspace)).unwrap()).unwrap()
 }
 
 fn this_host() -> String {
@@ -117,6 +121,74 @@ fn unlock_refuses_a_living_holder_and_force_names_it() {
     let holder = format!("held by `pulumi` pid {} of `root@{host}`", std::process::id());
     assert!(String::from_utf8_lossy(&forced.stdout).contains(&holder), "{forced:?}");
     assert!(!locks.join("held.json").exists());
+}
+
+/// A `pulumi` killed under a runner that then ended by itself leaves a lock the host cannot
+/// judge when it names another host (a container sharing the checkout): the runner's own record
+/// names that pid and says the run ended, so the lock is provably left behind and goes without
+/// `--force`. The same pid on a lock stamped after that run ended is another process: refused.
+#[test]
+fn ext_a_lock_of_a_pulumi_whose_run_ended_goes_even_from_another_host() {
+    let workspace = Workspace::with_real_pulumi();
+    workspace.provider("slow", "[[project]]\npath = \"slow\"\nphase = \"infrastructure\"\n").file(
+        "projects/slow/Pulumi.yaml",
+        "name: slow\nruntime: yaml\nvariables:\n  blocked:\n    fn::readFile: ./fifo\noutputs:\n  value: ${blocked}\n",
+    );
+    let fifo = std::ffi::CString::new(workspace.path("projects/slow/fifo").to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let runner = workspace
+        .std_command(&["up", "--provider", "slow", "--stack", "dev", "--non-interactive"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while lock_files(&workspace).is_empty() {
+        assert!(Instant::now() < deadline, "pulumi never took its lock");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let lock_file = workspace.path(&lock_files(&workspace)[0]);
+    let lock: serde_json::Value = serde_json::from_slice(&std::fs::read(&lock_file).unwrap()).unwrap();
+    let pulumi_pid = lock["pid"].as_i64().unwrap() as i32;
+    // Only `pulumi` dies: the runner sees it end, records it and ends by itself.
+    unsafe { kill(-pulumi_pid, 9) };
+    let _ = std::fs::OpenOptions::new().write(true).custom_flags(0o4000).open(workspace.path("projects/slow/fifo"));
+    assert_eq!(runner.wait_with_output().unwrap().status.code(), Some(1));
+    let record = newest_record(&workspace);
+    assert_eq!(record["state"], "finished");
+    let recorded: Vec<i64> =
+        record["pulumi_processes"].as_array().unwrap().iter().map(|p| p["pid"].as_i64().unwrap()).collect();
+    assert!(recorded.contains(&(pulumi_pid as i64)), "{record}");
+    assert!(lock_files(&workspace).len() == 1, "the killed pulumi must have left its lock");
+
+    // As if that run had been in a container with a hostname of its own, sharing the checkout.
+    let record_file = newest_record_file(&workspace);
+    let mut moved_record = record.clone();
+    moved_record["host"] = "devcontainer-7".into();
+    std::fs::write(&record_file, moved_record.to_string()).unwrap();
+    let elsewhere = |stamp: &str| {
+        let mut moved = lock.clone();
+        moved["hostname"] = "devcontainer-7".into();
+        if !stamp.is_empty() {
+            moved["timestamp"] = stamp.into();
+        }
+        moved.to_string()
+    };
+    let later = "2099-01-01T00:00:00Z";
+    std::fs::write(&lock_file, elsewhere(later)).unwrap();
+    workspace
+        .run(&["unlock", "--provider", "slow", "--stack", "dev"])
+        .expect_code(1)
+        .expect_stderr_contains(&format!("pid {pulumi_pid} of `root@devcontainer-7` since {later}"));
+    assert!(lock_file.exists(), "a lock taken after the run ended is another process's");
+
+    std::fs::write(&lock_file, elsewhere("")).unwrap();
+    workspace
+        .run(&["unlock", "--provider", "slow", "--stack", "dev"])
+        .expect_code(0)
+        .expect_stdout_contains(&format!("left by `pulumi` pid {pulumi_pid} of `"))
+        .expect_stdout_contains("@devcontainer-7`");
+    assert!(lock_files(&workspace).is_empty(), "{:?}", lock_files(&workspace));
 }
 
 use std::os::unix::fs::OpenOptionsExt;
