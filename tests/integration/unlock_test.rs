@@ -30,13 +30,7 @@ fn ext_a_lock_left_by_a_killed_runner_is_removed_by_the_next_run() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while lock_files(&workspace).is_empty() {
-        assert!(Instant::now() < deadline, "pulumi never took its lock");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let lock: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(workspace.path(&lock_files(&workspace)[0])).unwrap()).unwrap();
+    let (_, lock) = update_lock(&workspace);
     let pulumi_pid = lock["pid"].as_i64().unwrap() as i32;
     // The runner and its `pulumi` (a process group of its own) die without cleaning up.
     unsafe {
@@ -60,6 +54,25 @@ fn ext_a_lock_left_by_a_killed_runner_is_removed_by_the_next_run() {
     let record = newest_record(&workspace);
     let recovered_locks = record["recovered_locks"].as_array().expect("the record names the removed lock");
     assert!(recovered_locks[0].as_str().unwrap().contains(&format!("pid {pulumi_pid}")), "{record}");
+}
+
+/// The lock of the `pulumi up` blocked on the fifo, and its content. Not just any lock: the
+/// `stack init` before it takes one too, for a moment, which a loaded machine lets a test see.
+fn update_lock(workspace: &Workspace) -> (std::path::PathBuf, serde_json::Value) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        for file in lock_files(workspace) {
+            let file = workspace.path(&file);
+            let Ok(bytes) = std::fs::read(&file) else { continue };
+            let Ok(lock) = serde_json::from_slice::<serde_json::Value>(&bytes) else { continue };
+            let cmdline = std::fs::read(format!("/proc/{}/cmdline", lock["pid"])).unwrap_or_default();
+            if cmdline.split(|byte| *byte == 0).any(|arg| arg == b"up") {
+                return (file, lock);
+            }
+        }
+        assert!(Instant::now() < deadline, "pulumi up never took its lock");
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 fn newest_record_file(workspace: &Workspace) -> std::path::PathBuf {
@@ -142,13 +155,7 @@ fn ext_a_lock_of_a_pulumi_whose_run_ended_goes_even_from_another_host() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while lock_files(&workspace).is_empty() {
-        assert!(Instant::now() < deadline, "pulumi never took its lock");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let lock_file = workspace.path(&lock_files(&workspace)[0]);
-    let lock: serde_json::Value = serde_json::from_slice(&std::fs::read(&lock_file).unwrap()).unwrap();
+    let (lock_file, lock) = update_lock(&workspace);
     let pulumi_pid = lock["pid"].as_i64().unwrap() as i32;
     // Only `pulumi` dies: the runner sees it end, records it and ends by itself.
     unsafe { kill(-pulumi_pid, 9) };
