@@ -47,11 +47,11 @@ pub enum UserError {
     #[error("`{path}` is not a directory holding `providers/`, nor a MARA checkout (`pulumi/python/automation/` and `config/pulumi/`)")]
     RootInvalid { path: PathBuf },
 
-    #[error("cannot read `{}`: {reason}", shown_path(path))]
-    Unreadable { path: PathBuf, reason: String },
+    #[error("cannot read `{}`", shown_path(path))]
+    Unreadable { path: PathBuf, source: std::io::Error },
 
-    #[error("cannot write `{}`: {reason}", shown_path(path))]
-    Unwritable { path: PathBuf, reason: String },
+    #[error("cannot write `{}`", shown_path(path))]
+    Unwritable { path: PathBuf, source: std::io::Error },
 
     #[error("{location}: {message}")]
     InvalidFile { location: Location, message: String },
@@ -268,6 +268,35 @@ impl UserError {
 }
 
 pub type Result<T, E = UserError> = std::result::Result<T, E>;
+
+/// An error and its `source()` chain as one line (`cannot read `x`: permission denied`): how
+/// every error is shown, so a cause kept as `#[source]` is printed once and never lost.
+pub struct ErrorChain<'a>(pub &'a dyn std::error::Error);
+
+impl std::fmt::Display for ErrorChain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut cause = self.0.source();
+        while let Some(err) = cause {
+            write!(f, ": {err}")?;
+            cause = err.source();
+        }
+        Ok(())
+    }
+}
+
+impl UserError {
+    /// The message with its causes, for every place that shows a `UserError` as text.
+    pub fn chain(&self) -> ErrorChain<'_> {
+        ErrorChain(self)
+    }
+
+    /// A reason that is no `std::io::Error` of the system (`it is a directory`), kept as one so
+    /// `Unreadable` and `Unwritable` always carry their cause as `source()`.
+    pub fn io_reason(kind: std::io::ErrorKind, reason: &str) -> std::io::Error {
+        std::io::Error::new(kind, reason.to_string())
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -64,8 +64,7 @@ pub fn config_set(settings: &Settings, request: &ConfigSetSettings) -> Result<Ex
         ));
     }
     if let Some(dir) = backend.local_dir() {
-        std::fs::create_dir_all(dir)
-            .map_err(|err| UserError::Unwritable { path: dir.to_path_buf(), reason: err.to_string() })?;
+        std::fs::create_dir_all(dir).map_err(|err| UserError::Unwritable { path: dir.to_path_buf(), source: err })?;
     }
     let store = SecretStore::locate(&settings.root, &loaded.provider, stack, &backend, request.project.is_some())?
         .ok_or_else(|| {

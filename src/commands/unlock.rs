@@ -100,7 +100,8 @@ pub fn unlock(settings: &Settings, stack: &StackSettings, force: bool) -> Result
 /// `pulumi cancel`, with the environment the runner gives its children: where the runner cannot
 /// read the locks, the CLI removes them itself.
 fn pulumi_cancel(dir: &Path, qualified: &str, environment: &ChildEnvironment) -> std::result::Result<(), String> {
-    let pulumi = crate::commands::shared::pulumi_location::find_pulumi(environment).map_err(|err| err.to_string())?;
+    let pulumi =
+        crate::commands::shared::pulumi_location::find_pulumi(environment).map_err(|err| err.chain().to_string())?;
     let output = ChildProcess::new(pulumi)
         .args(["cancel", "--stack", qualified, "--yes", "--non-interactive"])
         .current_dir(dir)

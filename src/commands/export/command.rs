@@ -88,11 +88,11 @@ fn check_stream(file: &Path) -> Result<ExitStatus> {
         let mut text = String::new();
         std::io::stdin()
             .read_to_string(&mut text)
-            .map_err(|err| UserError::Unreadable { path: "stdin".into(), reason: err.to_string() })?;
+            .map_err(|err| UserError::Unreadable { path: "stdin".into(), source: err })?;
         ("stdin".to_string(), text)
     } else {
         let text = std::fs::read_to_string(file)
-            .map_err(|err| UserError::Unreadable { path: file.to_path_buf(), reason: err.to_string() })?;
+            .map_err(|err| UserError::Unreadable { path: file.to_path_buf(), source: err })?;
         (format!("`{}`", file.display()), text)
     };
     let mut documents = Vec::new();

@@ -87,7 +87,7 @@ fn record_drift(report: &ChangeReport, summary: &RunSummary, store: &RunStore) {
         }
     }
     if let Err(err) = store.save(&record) {
-        crate::text::stderr_line!("warning: cannot record the drift in the history: {err}");
+        crate::text::stderr_line!("warning: cannot record the drift in the history: {}", err.chain());
     }
 }
 
