@@ -39,7 +39,7 @@ pub use passphrase_secrets::decrypt_secure_values;
 pub use program_reads::program_reads;
 pub use pulumi_cli::{PulumiCli, PulumiCliContext};
 pub use pulumi_lock::{HolderState, LockListing, PulumiLock, PulumiLocks};
-pub use pulumi_manifest::PulumiManifest;
+pub use pulumi_manifest::{ManifestError, PulumiManifest};
 pub use pulumi_process::{ExitState, ProcessOutcome, PulumiProcess};
 pub use secret_output_names::secret_output_names;
 pub use secret_store::SecretStore;

@@ -38,7 +38,11 @@ fn src_returns_no_string_errors() {
         .filter(|(_, used)| !**used)
         .map(|((path, fragment, _), _)| format!("{path}: {fragment}"))
         .collect();
-    assert!(stale.is_empty(), "these allowed string errors are gone; remove them from `ALLOWED`:\n{}", stale.join("\n"));
+    assert!(
+        stale.is_empty(),
+        "these allowed string errors are gone; remove them from `ALLOWED`:\n{}",
+        stale.join("\n")
+    );
 }
 
 /// The 1-based lines where a `Result<..., String>` type starts, comments ignored; the type

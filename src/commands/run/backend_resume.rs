@@ -34,7 +34,7 @@ fn read_all(pulumi: &Path, environment: &ChildEnvironment, loaded: &LoadedProvid
     let backend = Backend::from_environment(environment);
     let read = |folder: &str| {
         let dir = loaded.provider.projects_root.join(folder);
-        let manifest = PulumiManifest::load(&dir).map_err(|err| err.to_string())?;
+        let manifest = PulumiManifest::load(&dir).map_err(|err| crate::error::ErrorChain(&err).to_string())?;
         let qualified = backend.qualified_stack(&manifest.name, stack);
         read_stack_history(pulumi, environment, &dir, &qualified)
     };

@@ -143,7 +143,11 @@ pub fn print_shown_outputs(reader: &OutputReader<'_>, summary: &RunSummary) {
                 }
             }
             Err(message) => {
-                crate::text::stderr_line!("warning: cannot show the outputs of `{}`: {message}", result.project)
+                crate::text::stderr_line!(
+                    "warning: cannot show the outputs of `{}`: {}",
+                    result.project,
+                    crate::error::ErrorChain(message)
+                )
             }
         }
     }
