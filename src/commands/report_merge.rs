@@ -28,15 +28,17 @@ pub fn report_merge(format: MergeFormat, inputs: &[PathBuf], expected: &[String]
     for file in &files {
         let text =
             std::fs::read_to_string(file).map_err(|err| UserError::Unreadable { path: file.clone(), source: err })?;
-        merged.add(&file.display().to_string(), &text).map_err(|message| UserError::InvalidFile {
+        merged.add(&file.display().to_string(), &text).map_err(|err| UserError::InvalidFile {
             location: crate::error::Location::file(Path::new(file)),
-            message,
+            message: crate::error::ErrorChain(&err).to_string(),
         })?;
     }
     merged.expect(expected);
     let text = match format {
         MergeFormat::Markdown => merged.markdown(),
-        MergeFormat::Junit => merged.junit().map_err(UserError::Internal)?,
+        MergeFormat::Junit => {
+            merged.junit().map_err(|err| UserError::Internal(crate::error::ErrorChain(&err).to_string()))?
+        }
     };
     super::write_data(text.as_bytes())?;
     crate::text::stderr_line!(

@@ -104,7 +104,7 @@ fn check_stream(file: &Path) -> Result<ExitStatus> {
         documents.push(value);
     }
     StreamEnd::check(&text, documents.len())
-        .map_err(|problem| UserError::OperatorRules { input: name.clone(), problems: vec![problem] })?;
+        .map_err(|cut| UserError::OperatorRules { input: name.clone(), problems: vec![cut.to_string()] })?;
     let problems = check_operator_rules(&documents);
     if !problems.is_empty() {
         return Err(UserError::OperatorRules { input: name, problems });
