@@ -270,18 +270,23 @@ impl UserError {
 pub type Result<T, E = UserError> = std::result::Result<T, E>;
 
 /// An error and its `source()` chain as one line (`cannot read `x`: permission denied`): how
-/// every error is shown, so a cause kept as `#[source]` is printed once and never lost.
+/// every error is shown, so a cause kept as `#[source]` is printed once and never lost. A cause
+/// whose text is already shown (a library that quotes its own source) is not repeated.
 pub struct ErrorChain<'a>(pub &'a dyn std::error::Error);
 
 impl std::fmt::Display for ErrorChain<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)?;
+        let mut text = self.0.to_string();
         let mut cause = self.0.source();
         while let Some(err) = cause {
-            write!(f, ": {err}")?;
+            let cause_text = err.to_string();
+            if !text.contains(&cause_text) {
+                text.push_str(": ");
+                text.push_str(&cause_text);
+            }
             cause = err.source();
         }
-        Ok(())
+        f.write_str(&text)
     }
 }
 
@@ -300,7 +305,49 @@ impl UserError {
 
 #[cfg(test)]
 mod tests {
-    use super::cycle_text;
+    use super::{cycle_text, ErrorChain, UserError};
+    use std::io::{Error, ErrorKind};
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("outer")]
+    struct Outer(#[source] UserError);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("quoting: {0}")]
+    struct Quoting(#[source] Error);
+
+    /// Every shape of chain: none, one cause, causes nested, a cause its error already quotes.
+    #[test]
+    fn a_chain_shows_every_cause_once() {
+        let unreadable = || UserError::Unreadable { path: "x.toml".into(), source: Error::other("denied") };
+        let unwritable =
+            UserError::Unwritable { path: "y.json".into(), source: Error::new(ErrorKind::StorageFull, "full") };
+        let shapes: [(&dyn std::error::Error, &str); 5] = [
+            (&UserError::Interrupted, "interrupted"),
+            (&unreadable(), "cannot read `x.toml`: denied"),
+            (&unwritable, "cannot write `y.json`: full"),
+            (&Outer(unreadable()), "outer: cannot read `x.toml`: denied"),
+            (&Quoting(Error::other("gone")), "quoting: gone"),
+        ];
+        for (err, shown) in shapes {
+            assert_eq!(ErrorChain(err).to_string(), shown);
+        }
+    }
+
+    /// The message never holds its cause: the chain adds it, so it is printed once.
+    #[test]
+    fn io_variants_keep_their_cause_as_source_not_text() {
+        let source = || Error::new(ErrorKind::PermissionDenied, "permission denied");
+        for err in [
+            UserError::Unreadable { path: "a".into(), source: source() },
+            UserError::Unwritable { path: "a".into(), source: source() },
+        ] {
+            assert!(!err.to_string().contains("permission denied"), "{err}");
+            let cause = std::error::Error::source(&err).and_then(|cause| cause.downcast_ref::<Error>());
+            assert_eq!(cause.map(Error::kind), Some(ErrorKind::PermissionDenied), "{err:?}");
+            assert_eq!(err.chain().to_string().matches("permission denied").count(), 1, "{}", err.chain());
+        }
+    }
 
     #[test]
     fn long_cycles_are_shortened() {

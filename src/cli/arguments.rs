@@ -380,9 +380,8 @@ enum PoolLimitError {
 
 fn parse_pool_limit(text: &str) -> Result<(String, usize), PoolLimitError> {
     let (name, limit) = text.split_once('=').ok_or_else(|| PoolLimitError::NoLimit(text.to_string()))?;
-    let limit: usize = limit
-        .parse()
-        .map_err(|_| PoolLimitError::NotANumber { limit: limit.to_string(), text: text.to_string() })?;
+    let limit: usize =
+        limit.parse().map_err(|_| PoolLimitError::NotANumber { limit: limit.to_string(), text: text.to_string() })?;
     if name.is_empty() || !(1..=10_000).contains(&limit) {
         return Err(PoolLimitError::OutOfRange(text.to_string()));
     }

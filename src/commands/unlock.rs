@@ -81,7 +81,7 @@ pub fn unlock(settings: &Settings, stack: &StackSettings, force: bool) -> Result
                     crate::text::stdout_line!("{line}");
                     removed += 1;
                 }
-                Err(failure) => failures.push(failure),
+                Err(err) => failures.push(crate::error::ErrorChain(&err).to_string()),
             }
         }
     }

@@ -58,6 +58,9 @@ mod tests {
             }
             assert!(StreamEnd::check(text, count).is_err(), "cut at {cut} passed: {text:?}");
         }
-        assert!(StreamEnd::check(&whole, 2).unwrap_err().to_string().contains("holds 2 documents but its end line counts 3"));
+        assert!(StreamEnd::check(&whole, 2)
+            .unwrap_err()
+            .to_string()
+            .contains("holds 2 documents but its end line counts 3"));
     }
 }

@@ -157,27 +157,13 @@ async fn http_client(ca_file: Option<&Path>) -> Result<reqwest::Client, GateAtte
             builder = builder.add_root_certificate(certificate);
         }
     }
-    builder.build().map_err(|err| GateAttemptError::Client(error_chain(&err)))
+    builder.build().map_err(|err| GateAttemptError::Client(crate::error::ErrorChain(&err).to_string()))
 }
 
 /// reqwest's own message is "error sending request"; the cause (refused, certificate unknown)
 /// is further down the chain.
 fn describe_http_error(url: &str, err: reqwest::Error) -> GateAttemptError {
-    GateAttemptError::Request { url: url.to_string(), detail: error_chain(&err.without_url()) }
-}
-
-fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
+    GateAttemptError::Request { url: url.to_string(), detail: crate::error::ErrorChain(&err.without_url()).to_string() }
 }
 
 #[cfg(test)]

@@ -55,12 +55,9 @@ pub fn decrypt_secure_values(text: &str, passphrase: &str) -> Result<Vec<String>
     if sealed.is_empty() {
         return Ok(Vec::new());
     }
-    let salt =
-        document.get("encryptionsalt").and_then(Value::as_str).ok_or(PassphraseError::NoSalt)?;
-    let (salt, check) = salt
-        .strip_prefix("v1:")
-        .and_then(|rest| rest.split_once(':'))
-        .ok_or(PassphraseError::NotASalt)?;
+    let salt = document.get("encryptionsalt").and_then(Value::as_str).ok_or(PassphraseError::NoSalt)?;
+    let (salt, check) =
+        salt.strip_prefix("v1:").and_then(|rest| rest.split_once(':')).ok_or(PassphraseError::NotASalt)?;
     let salt = STANDARD.decode(salt).map_err(not_base64("`encryptionsalt`"))?;
     let mut key = [0u8; 32];
     ring::pbkdf2::derive(
@@ -97,10 +94,8 @@ fn collect_secure(value: &Value, out: &mut Vec<String>) {
 }
 
 fn open(key: &LessSafeKey, ciphertext: &str) -> Result<Vec<u8>, PassphraseError> {
-    let (nonce, sealed) = ciphertext
-        .strip_prefix("v1:")
-        .and_then(|rest| rest.split_once(':'))
-        .ok_or(PassphraseError::NotCiphertext)?;
+    let (nonce, sealed) =
+        ciphertext.strip_prefix("v1:").and_then(|rest| rest.split_once(':')).ok_or(PassphraseError::NotCiphertext)?;
     let nonce = STANDARD.decode(nonce).map_err(not_base64("a nonce"))?;
     let nonce = Nonce::try_assume_unique_for_key(&nonce).map_err(|_| PassphraseError::NonceLength)?;
     let mut sealed = STANDARD.decode(sealed).map_err(not_base64("a ciphertext"))?;

@@ -25,7 +25,10 @@ pub async fn secret_output_names(
         .output(&Cancellation::process())
         .await;
     if !output.success() {
-        return Err(ProjectCliError::Failed(format!("`pulumi stack output --json` ended with {}", output.end.describe())));
+        return Err(ProjectCliError::Failed(format!(
+            "`pulumi stack output --json` ended with {}",
+            output.end.describe()
+        )));
     }
     secret_names_in(&output.stdout)
 }

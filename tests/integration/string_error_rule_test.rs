@@ -7,8 +7,13 @@ use std::path::Path;
 
 use crate::module_layers_test::rust_files;
 
-/// `(file under src/, text on the line, why it keeps String)`.
-const ALLOWED: &[(&str, &str, &str)] = &[];
+/// `(file under src/, or `*` for any, text on the line, why it keeps String)`.
+const ALLOWED: &[(&str, &str, &str)] = &[(
+    "*",
+    "fn finish(&mut self) -> Result<(), String>",
+    "`Reporter::finish` (the trait, and every reporter implementing it): what a reporter could not write, said \
+     in full for the run's footer; the reporter has already turned its causes into that sentence",
+)];
 
 #[test]
 fn src_returns_no_string_errors() {
@@ -20,7 +25,9 @@ fn src_returns_no_string_errors() {
         let text = std::fs::read_to_string(&file).unwrap();
         for line in string_error_lines(&text) {
             let code = text.lines().nth(line - 1).unwrap_or_default().trim();
-            let allowed = ALLOWED.iter().position(|(path, fragment, _)| *path == relative && code.contains(fragment));
+            let allowed = ALLOWED
+                .iter()
+                .position(|(path, fragment, _)| (*path == "*" || *path == relative) && code.contains(fragment));
             match allowed {
                 Some(index) => used[index] = true,
                 None => found.push(format!("{relative}:{line}: {code}")),

@@ -44,7 +44,9 @@ fn read_all(pulumi: &Path, environment: &ChildEnvironment, loaded: &LoadedProvid
         std::thread::scope(|scope| {
             let handles: Vec<_> = batch.iter().map(|(folder, _)| scope.spawn(|| read(folder))).collect();
             for ((_, projects), handle) in batch.iter().zip(handles) {
-                let history = handle.join().unwrap_or_else(|_| Err(StackHistoryError::Internal("reading the stack history failed".into())));
+                let history = handle
+                    .join()
+                    .unwrap_or_else(|_| Err(StackHistoryError::Internal("reading the stack history failed".into())));
                 entries.push(StackEntries { projects: projects.clone(), history });
             }
         });
