@@ -53,6 +53,10 @@ pub enum UserError {
     #[error("cannot write `{}`", shown_path(path))]
     Unwritable { path: PathBuf, source: std::io::Error },
 
+    /// What the user types or pipes in (`stdin`, the answer from the terminal) could not be read.
+    #[error("cannot read {input}")]
+    InputUnreadable { input: &'static str, source: std::io::Error },
+
     #[error("{location}: {message}")]
     InvalidFile { location: Location, message: String },
 
@@ -175,6 +179,7 @@ impl UserError {
             UserError::RootNotFound { .. }
             | UserError::RootInvalid { .. }
             | UserError::Unreadable { .. }
+            | UserError::InputUnreadable { .. }
             | UserError::InvalidFile { .. }
             | UserError::UnknownProvider { .. }
             | UserError::StackMismatch { .. }
@@ -249,6 +254,7 @@ impl UserError {
             UserError::RootInvalid { .. }
             | UserError::Unreadable { .. }
             | UserError::Unwritable { .. }
+            | UserError::InputUnreadable { .. }
             | UserError::InvalidFile { .. }
             | UserError::StackMissing { .. }
             | UserError::StackInvalid { .. }

@@ -102,12 +102,12 @@ fn parse_bool(text: &str) -> Option<bool> {
 /// Ctrl-C in a prompt reading keys one by one arrives as an interrupted read, not a signal: the
 /// prompt may have hidden the cursor, so it is shown again before the runner exits with 130.
 fn prompt_error(err: dialoguer::Error) -> UserError {
-    let dialoguer::Error::IO(io) = &err;
+    let dialoguer::Error::IO(io) = err;
     if io.kind() == std::io::ErrorKind::Interrupted {
         super::restore_terminal();
         return UserError::Interrupted;
     }
-    UserError::Usage(format!("cannot read the answer from the terminal: {err}"))
+    UserError::InputUnreadable { input: "the answer from the terminal", source: io }
 }
 
 #[cfg(test)]
