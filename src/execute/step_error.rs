@@ -24,3 +24,40 @@ pub enum StepError {
     #[error("internal error: {0}")]
     Internal(String),
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Error, ErrorKind};
+
+    use super::*;
+    use crate::error::ErrorChain;
+
+    /// A step's failure summary is its message with each cause once, as it read before the
+    /// causes were kept as sources.
+    #[test]
+    fn summaries_carry_every_cause_once() {
+        let denied = || Error::new(ErrorKind::PermissionDenied, "permission denied");
+        let shapes = [
+            (
+                StepError::Command(CommandHookError::Outputs(denied())),
+                "on_success command: cannot write the outputs file: permission denied",
+            ),
+            (
+                StepError::Kubeconfig(KubeconfigError::Io("back up", "/k/config".into(), denied())),
+                "kubeconfig hook: cannot back up /k/config: permission denied",
+            ),
+            (StepError::Cli(ProjectCliError::Project(Box::new(denied()))), "permission denied"),
+            (
+                StepError::Cli(ProjectCliError::NotStarted("`pulumi`: no such program".into())),
+                "cannot run `pulumi`: no such program",
+            ),
+        ];
+        for (err, summary) in shapes {
+            assert_eq!(ErrorChain(&err).to_string(), summary, "{err:?}");
+        }
+        let kept = StepError::Command(CommandHookError::Outputs(denied()));
+        let cause = std::error::Error::source(&kept).and_then(std::error::Error::source);
+        let io = cause.and_then(|cause| cause.downcast_ref::<Error>()).map(Error::kind);
+        assert_eq!(io, Some(ErrorKind::PermissionDenied));
+    }
+}
