@@ -132,6 +132,10 @@ pub enum UserError {
     #[error("{0}")]
     Internal(String),
 
+    /// The system refused what the runner needs to run at all (threads, an async runtime).
+    #[error("cannot start {what}")]
+    CannotStart { what: &'static str, source: std::io::Error },
+
     #[error("nothing was run; the preflight found {} {}:\n{}", .problems.len(), if .problems.len() == 1 { "problem" } else { "problems" }, problem_list(.problems))]
     PreflightFailed { problems: Vec<String> },
     #[error("{input} breaks the Pulumi Kubernetes Operator's rules:\n{}", problem_list(.problems))]
@@ -174,7 +178,10 @@ impl UserError {
     pub fn exit_status(&self) -> ExitStatus {
         match self {
             UserError::Interrupted => ExitStatus::Interrupted,
-            UserError::Internal(_) | UserError::Unwritable { .. } | UserError::LocksHeld { .. } => ExitStatus::Failure,
+            UserError::Internal(_)
+            | UserError::CannotStart { .. }
+            | UserError::Unwritable { .. }
+            | UserError::LocksHeld { .. } => ExitStatus::Failure,
             // Every variant named: a new one must choose its exit code here.
             UserError::RootNotFound { .. }
             | UserError::RootInvalid { .. }
@@ -268,6 +275,7 @@ impl UserError {
             | UserError::Usage(_)
             | UserError::Interrupted
             | UserError::Internal(_)
+            | UserError::CannotStart { .. }
             | UserError::PreflightFailed { .. } => None,
         }
     }
@@ -347,6 +355,8 @@ mod tests {
         for err in [
             UserError::Unreadable { path: "a".into(), source: source() },
             UserError::Unwritable { path: "a".into(), source: source() },
+            UserError::InputUnreadable { input: "stdin", source: source() },
+            UserError::CannotStart { what: "the async runtime", source: source() },
         ] {
             assert!(!err.to_string().contains("permission denied"), "{err}");
             let cause = std::error::Error::source(&err).and_then(|cause| cause.downcast_ref::<Error>());

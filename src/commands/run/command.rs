@@ -258,7 +258,7 @@ fn execute_plan(
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|err| UserError::Internal(format!("cannot start the async runtime: {err}")))?;
+        .map_err(|source| UserError::CannotStart { what: "the async runtime", source })?;
     let quiet_keyboard = settings.style.interactive_terminal;
     let summary = runtime.block_on(async move {
         let (events, receiver) = EventSender::channel(EVENT_BUFFER);
