@@ -47,11 +47,15 @@ pub enum UserError {
     #[error("`{path}` is not a directory holding `providers/`, nor a MARA checkout (`pulumi/python/automation/` and `config/pulumi/`)")]
     RootInvalid { path: PathBuf },
 
-    #[error("cannot read `{}`: {reason}", shown_path(path))]
-    Unreadable { path: PathBuf, reason: String },
+    #[error("cannot read `{}`", shown_path(path))]
+    Unreadable { path: PathBuf, source: std::io::Error },
 
-    #[error("cannot write `{}`: {reason}", shown_path(path))]
-    Unwritable { path: PathBuf, reason: String },
+    #[error("cannot write `{}`", shown_path(path))]
+    Unwritable { path: PathBuf, source: std::io::Error },
+
+    /// What the user types or pipes in (`stdin`, the answer from the terminal) could not be read.
+    #[error("cannot read {input}")]
+    InputUnreadable { input: &'static str, source: std::io::Error },
 
     #[error("{location}: {message}")]
     InvalidFile { location: Location, message: String },
@@ -128,6 +132,10 @@ pub enum UserError {
     #[error("{0}")]
     Internal(String),
 
+    /// The system refused what the runner needs to run at all (threads, an async runtime).
+    #[error("cannot start {what}")]
+    CannotStart { what: &'static str, source: std::io::Error },
+
     #[error("nothing was run; the preflight found {} {}:\n{}", .problems.len(), if .problems.len() == 1 { "problem" } else { "problems" }, problem_list(.problems))]
     PreflightFailed { problems: Vec<String> },
     #[error("{input} breaks the Pulumi Kubernetes Operator's rules:\n{}", problem_list(.problems))]
@@ -170,11 +178,15 @@ impl UserError {
     pub fn exit_status(&self) -> ExitStatus {
         match self {
             UserError::Interrupted => ExitStatus::Interrupted,
-            UserError::Internal(_) | UserError::Unwritable { .. } | UserError::LocksHeld { .. } => ExitStatus::Failure,
+            UserError::Internal(_)
+            | UserError::CannotStart { .. }
+            | UserError::Unwritable { .. }
+            | UserError::LocksHeld { .. } => ExitStatus::Failure,
             // Every variant named: a new one must choose its exit code here.
             UserError::RootNotFound { .. }
             | UserError::RootInvalid { .. }
             | UserError::Unreadable { .. }
+            | UserError::InputUnreadable { .. }
             | UserError::InvalidFile { .. }
             | UserError::UnknownProvider { .. }
             | UserError::StackMismatch { .. }
@@ -249,6 +261,7 @@ impl UserError {
             UserError::RootInvalid { .. }
             | UserError::Unreadable { .. }
             | UserError::Unwritable { .. }
+            | UserError::InputUnreadable { .. }
             | UserError::InvalidFile { .. }
             | UserError::StackMissing { .. }
             | UserError::StackInvalid { .. }
@@ -262,6 +275,7 @@ impl UserError {
             | UserError::Usage(_)
             | UserError::Interrupted
             | UserError::Internal(_)
+            | UserError::CannotStart { .. }
             | UserError::PreflightFailed { .. } => None,
         }
     }
@@ -269,9 +283,87 @@ impl UserError {
 
 pub type Result<T, E = UserError> = std::result::Result<T, E>;
 
+/// An error and its `source()` chain as one line (`cannot read `x`: permission denied`): how
+/// every error is shown, so a cause kept as `#[source]` is printed once and never lost. A cause
+/// whose text is already shown (a library that quotes its own source) is not repeated.
+pub struct ErrorChain<'a>(pub &'a dyn std::error::Error);
+
+impl std::fmt::Display for ErrorChain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut text = self.0.to_string();
+        let mut cause = self.0.source();
+        while let Some(err) = cause {
+            let cause_text = err.to_string();
+            if !text.contains(&cause_text) {
+                text.push_str(": ");
+                text.push_str(&cause_text);
+            }
+            cause = err.source();
+        }
+        f.write_str(&text)
+    }
+}
+
+impl UserError {
+    /// The message with its causes, for every place that shows a `UserError` as text.
+    pub fn chain(&self) -> ErrorChain<'_> {
+        ErrorChain(self)
+    }
+
+    /// A reason that is no `std::io::Error` of the system (`it is a directory`), kept as one so
+    /// `Unreadable` and `Unwritable` always carry their cause as `source()`.
+    pub fn io_reason(kind: std::io::ErrorKind, reason: &str) -> std::io::Error {
+        std::io::Error::new(kind, reason.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::cycle_text;
+    use super::{cycle_text, ErrorChain, UserError};
+    use std::io::{Error, ErrorKind};
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("outer")]
+    struct Outer(#[source] UserError);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("quoting: {0}")]
+    struct Quoting(#[source] Error);
+
+    /// Every shape of chain: none, one cause, causes nested, a cause its error already quotes.
+    #[test]
+    fn a_chain_shows_every_cause_once() {
+        let unreadable = || UserError::Unreadable { path: "x.toml".into(), source: Error::other("denied") };
+        let unwritable =
+            UserError::Unwritable { path: "y.json".into(), source: Error::new(ErrorKind::StorageFull, "full") };
+        let shapes: [(&dyn std::error::Error, &str); 5] = [
+            (&UserError::Interrupted, "interrupted"),
+            (&unreadable(), "cannot read `x.toml`: denied"),
+            (&unwritable, "cannot write `y.json`: full"),
+            (&Outer(unreadable()), "outer: cannot read `x.toml`: denied"),
+            (&Quoting(Error::other("gone")), "quoting: gone"),
+        ];
+        for (err, shown) in shapes {
+            assert_eq!(ErrorChain(err).to_string(), shown);
+        }
+    }
+
+    /// The message never holds its cause: the chain adds it, so it is printed once.
+    #[test]
+    fn io_variants_keep_their_cause_as_source_not_text() {
+        let source = || Error::new(ErrorKind::PermissionDenied, "permission denied");
+        for err in [
+            UserError::Unreadable { path: "a".into(), source: source() },
+            UserError::Unwritable { path: "a".into(), source: source() },
+            UserError::InputUnreadable { input: "stdin", source: source() },
+            UserError::CannotStart { what: "the async runtime", source: source() },
+        ] {
+            assert!(!err.to_string().contains("permission denied"), "{err}");
+            let cause = std::error::Error::source(&err).and_then(|cause| cause.downcast_ref::<Error>());
+            assert_eq!(cause.map(Error::kind), Some(ErrorKind::PermissionDenied), "{err:?}");
+            assert_eq!(err.chain().to_string().matches("permission denied").count(), 1, "{}", err.chain());
+        }
+    }
 
     #[test]
     fn long_cycles_are_shortened() {

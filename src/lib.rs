@@ -63,7 +63,7 @@ where
 }
 
 fn report_error(err: &UserError) {
-    crate::text::stderr_line!("error: {err}");
+    crate::text::stderr_line!("error: {}", err.chain());
     if let Some(hint) = err.hint() {
         crate::text::stderr_line!("hint: {hint}");
     }

@@ -32,7 +32,7 @@ pub const OUTPUT_GRACE: Duration = Duration::from_millis(500);
 /// A `pulumi` query or a one-value change (outputs, history, `config set`, `cancel`, `version`)
 /// that takes longer than this is stuck.
 pub const QUERY_TIMEOUT: Duration = Duration::from_secs(300);
-const NOT_FOUND: &str = "no such program";
+pub(super) const NOT_FOUND: &str = "no such program";
 /// How often a waiting child looks at the clock (escalation, timeout).
 const TICK: Duration = Duration::from_millis(100);
 
@@ -169,7 +169,7 @@ impl ChildProcess {
         self
     }
 
-    pub fn spawn(mut self) -> Result<RunningChild, String> {
+    pub fn spawn(mut self) -> Result<RunningChild, super::SpawnError> {
         let stdout = if self.stdout { Stdio::piped() } else { Stdio::null() };
         let stdin = if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() };
         self.command.stdin(stdin).stdout(stdout).stderr(Stdio::piped()).process_group(0).kill_on_drop(true);
@@ -181,9 +181,10 @@ impl ChildProcess {
                 Ok(())
             });
         }
-        let mut child = self.command.spawn().map_err(|err| match err.kind() {
-            std::io::ErrorKind::NotFound => format!("`{}`: {NOT_FOUND}", self.program),
-            _ => format!("`{}`: {err}", self.program),
+        let program = self.program.clone();
+        let mut child = self.command.spawn().map_err(|source| match source.kind() {
+            std::io::ErrorKind::NotFound => super::SpawnError::NotFound { program },
+            _ => super::SpawnError::Failed { program, source },
         })?;
         if let (Some(bytes), Some(mut pipe)) = (self.stdin, child.stdin.take()) {
             tokio::spawn(async move {
@@ -206,8 +207,8 @@ impl ChildProcess {
         let grace = self.output_grace;
         let mut running = match self.spawn() {
             Ok(running) => running,
-            Err(reason) => {
-                let end = ChildEnd::SpawnFailed(reason);
+            Err(err) => {
+                let end = ChildEnd::SpawnFailed(crate::error::ErrorChain(&err).to_string());
                 return ChildOutput { end, stdout: Vec::new(), stderr: Vec::new(), cancelled: false };
             }
         };

@@ -367,11 +367,23 @@ pub struct OutputsArguments {
     pub selection: SelectionArguments,
 }
 
-fn parse_pool_limit(text: &str) -> Result<(String, usize), String> {
-    let (name, limit) = text.split_once('=').ok_or_else(|| format!("`{text}` is not `POOL=N`: write e.g. `aws=2`"))?;
-    let limit: usize = limit.parse().map_err(|_| format!("`{limit}` in `{text}` is not a number of projects"))?;
+/// Why a `--pool-limit` value is refused; clap prints it after the value.
+#[derive(Debug, thiserror::Error)]
+enum PoolLimitError {
+    #[error("`{0}` is not `POOL=N`: write e.g. `aws=2`")]
+    NoLimit(String),
+    #[error("`{limit}` in `{text}` is not a number of projects")]
+    NotANumber { limit: String, text: String },
+    #[error("`{0}` needs a pool name and a limit from 1 to 10000")]
+    OutOfRange(String),
+}
+
+fn parse_pool_limit(text: &str) -> Result<(String, usize), PoolLimitError> {
+    let (name, limit) = text.split_once('=').ok_or_else(|| PoolLimitError::NoLimit(text.to_string()))?;
+    let limit: usize =
+        limit.parse().map_err(|_| PoolLimitError::NotANumber { limit: limit.to_string(), text: text.to_string() })?;
     if name.is_empty() || !(1..=10_000).contains(&limit) {
-        return Err(format!("`{text}` needs a pool name and a limit from 1 to 10000"));
+        return Err(PoolLimitError::OutOfRange(text.to_string()));
     }
     Ok((name.to_string(), limit))
 }

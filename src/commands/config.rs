@@ -64,8 +64,7 @@ pub fn config_set(settings: &Settings, request: &ConfigSetSettings) -> Result<Ex
         ));
     }
     if let Some(dir) = backend.local_dir() {
-        std::fs::create_dir_all(dir)
-            .map_err(|err| UserError::Unwritable { path: dir.to_path_buf(), reason: err.to_string() })?;
+        std::fs::create_dir_all(dir).map_err(|err| UserError::Unwritable { path: dir.to_path_buf(), source: err })?;
     }
     let store = SecretStore::locate(&settings.root, &loaded.provider, stack, &backend, request.project.is_some())?
         .ok_or_else(|| {
@@ -100,11 +99,12 @@ fn read_value(key: &str, secret: bool) -> Result<String> {
         } else {
             dialoguer::Input::<String>::new().with_prompt(prompt).interact_text()
         };
-        return answer.map_err(|err| UserError::Usage(format!("cannot read the value: {err}")));
+        return answer
+            .map_err(|dialoguer::Error::IO(source)| UserError::InputUnreadable { input: "the value", source });
     }
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
-        .map_err(|err| UserError::Usage(format!("cannot read stdin: {err}")))?;
+        .map_err(|source| UserError::InputUnreadable { input: "stdin", source })?;
     let text = String::from_utf8(bytes)
         .map_err(|_| UserError::Usage(format!("the value of `{key}` on stdin is not UTF-8")))?;
     let value = without_one_line_end(&text);

@@ -46,18 +46,22 @@ pub fn kubeconfig(settings: &Settings, stack: &StackSettings) -> Result<ExitStat
     };
     let projects: Vec<_> = providers.iter().map(|(project, _, _)| *project).collect();
     let variable = |key: &str| environment.get(key).filter(|value| !value.is_empty()).map(str::to_string);
-    let target = hooks::kubeconfig_target(&variable).map_err(|err| UserError::Usage(format!("kubeconfig: {err}")))?;
+    let target = hooks::kubeconfig_target(&variable)
+        .map_err(|err| UserError::Usage(format!("kubeconfig: {}", crate::error::ErrorChain(&err))))?;
     let mut failed = 0;
     for (result, (project, output, switch_context)) in reader.read_all(&projects).into_iter().zip(&providers) {
         let installed = match (&result.outputs, result.deployed) {
-            (Err(message), _) => Err(message.clone()),
+            (Err(err), _) => Err(crate::error::ErrorChain(err).to_string()),
             (Ok(_), false) => Err(format!("not deployed on stack `{}`", stack.stack)),
             (Ok(outputs), true) => outputs
                 .get(output)
                 .ok_or_else(|| format!("stack output `{output}` does not exist; the kubeconfig hook needs it"))
-                .and_then(|value| hooks::decode_kubeconfig_output(value).map_err(|err| err.to_string()))
                 .and_then(|value| {
-                    hooks::install_kubeconfig_with_care(&target, &value, *switch_context).map_err(|err| err.to_string())
+                    hooks::decode_kubeconfig_output(value).map_err(|err| crate::error::ErrorChain(&err).to_string())
+                })
+                .and_then(|value| {
+                    hooks::install_kubeconfig_with_care(&target, &value, *switch_context)
+                        .map_err(|err| crate::error::ErrorChain(&err).to_string())
                 }),
         };
         match installed {

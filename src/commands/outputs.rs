@@ -33,7 +33,7 @@ pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitSta
     for result in &results {
         if let Err(message) = &result.outputs {
             failed += 1;
-            crate::text::stderr_line!("error: `{}`: {message}", result.project);
+            crate::text::stderr_line!("error: `{}`: {}", result.project, crate::error::ErrorChain(message));
         }
     }
     if outputs.json {

@@ -13,7 +13,7 @@ pub fn list_providers(settings: &Settings) -> Result<ExitStatus> {
     for name in &names {
         let description = match catalog.load(name, None) {
             Ok(provider) => provider.description,
-            Err(err) => format!("(invalid: {err})"),
+            Err(err) => format!("(invalid: {})", err.chain()),
         };
         let origin = match catalog.origin(name) {
             Some(ProviderOrigin::File(file)) => settings.root.relative(&file).display().to_string(),

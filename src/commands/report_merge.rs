@@ -11,8 +11,8 @@ pub fn report_merge(format: MergeFormat, inputs: &[PathBuf], expected: &[String]
     let mut files = Vec::new();
     for input in inputs {
         if input.is_dir() {
-            let entries = std::fs::read_dir(input)
-                .map_err(|err| UserError::Unreadable { path: input.clone(), reason: err.to_string() })?;
+            let entries =
+                std::fs::read_dir(input).map_err(|err| UserError::Unreadable { path: input.clone(), source: err })?;
             let mut found: Vec<PathBuf> = entries
                 .flatten()
                 .map(|entry| entry.path())
@@ -26,17 +26,19 @@ pub fn report_merge(format: MergeFormat, inputs: &[PathBuf], expected: &[String]
     }
     let mut merged = MergedReport::default();
     for file in &files {
-        let text = std::fs::read_to_string(file)
-            .map_err(|err| UserError::Unreadable { path: file.clone(), reason: err.to_string() })?;
-        merged.add(&file.display().to_string(), &text).map_err(|message| UserError::InvalidFile {
+        let text =
+            std::fs::read_to_string(file).map_err(|err| UserError::Unreadable { path: file.clone(), source: err })?;
+        merged.add(&file.display().to_string(), &text).map_err(|err| UserError::InvalidFile {
             location: crate::error::Location::file(Path::new(file)),
-            message,
+            message: crate::error::ErrorChain(&err).to_string(),
         })?;
     }
     merged.expect(expected);
     let text = match format {
         MergeFormat::Markdown => merged.markdown(),
-        MergeFormat::Junit => merged.junit().map_err(UserError::Internal)?,
+        MergeFormat::Junit => {
+            merged.junit().map_err(|err| UserError::Internal(crate::error::ErrorChain(&err).to_string()))?
+        }
     };
     super::write_data(text.as_bytes())?;
     crate::text::stderr_line!(

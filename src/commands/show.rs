@@ -64,8 +64,8 @@ struct ProjectDuration {
 /// `--durations FILE`: seconds by project path. A path the provider lacks is refused, so a
 /// typo cannot quietly plan a project as unknown.
 fn given_durations(file: &Path, loaded: &LoadedProvider) -> Result<HashMap<String, Duration>> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|err| UserError::Unreadable { path: file.to_path_buf(), reason: err.to_string() })?;
+    let text =
+        std::fs::read_to_string(file).map_err(|err| UserError::Unreadable { path: file.to_path_buf(), source: err })?;
     let invalid =
         |line: usize, message: String| UserError::InvalidFile { location: Location::line(file, line), message };
     let parsed: DurationsFile =

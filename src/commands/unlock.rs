@@ -42,7 +42,7 @@ pub fn unlock(settings: &Settings, stack: &StackSettings, force: bool) -> Result
                         crate::text::stdout_line!("cancelled the update holding `{qualified}`");
                         removed += 1;
                     }
-                    Err(failure) => failures.push(failure),
+                    Err(err) => failures.push(crate::error::ErrorChain(&err).to_string()),
                 }
                 continue;
             }
@@ -78,7 +78,7 @@ pub fn unlock(settings: &Settings, stack: &StackSettings, force: bool) -> Result
                     crate::text::stdout_line!("{line}");
                     removed += 1;
                 }
-                Err(failure) => failures.push(failure),
+                Err(err) => failures.push(crate::error::ErrorChain(&err).to_string()),
             }
         }
     }
@@ -94,10 +94,21 @@ pub fn unlock(settings: &Settings, stack: &StackSettings, force: bool) -> Result
     Ok(ExitStatus::Success)
 }
 
+/// Why `pulumi cancel` did not remove a stack's locks.
+#[derive(Debug, thiserror::Error)]
+enum CancelError {
+    #[error(transparent)]
+    NoPulumi(UserError),
+    #[error("cannot run `pulumi cancel`: {0}")]
+    NotStarted(String),
+    #[error("`pulumi cancel --stack {stack}`: {stderr}")]
+    Failed { stack: String, stderr: String },
+}
+
 /// `pulumi cancel`, with the environment the runner gives its children: where the runner cannot
 /// read the locks, the CLI removes them itself.
-fn pulumi_cancel(dir: &Path, qualified: &str, environment: &ChildEnvironment) -> std::result::Result<(), String> {
-    let pulumi = crate::commands::shared::pulumi_location::find_pulumi(environment).map_err(|err| err.to_string())?;
+fn pulumi_cancel(dir: &Path, qualified: &str, environment: &ChildEnvironment) -> std::result::Result<(), CancelError> {
+    let pulumi = crate::commands::shared::pulumi_location::find_pulumi(environment).map_err(CancelError::NoPulumi)?;
     let output = ChildProcess::new(pulumi)
         .args(["cancel", "--stack", qualified, "--yes", "--non-interactive"])
         .current_dir(dir)
@@ -106,12 +117,13 @@ fn pulumi_cancel(dir: &Path, qualified: &str, environment: &ChildEnvironment) ->
         .timeout(QUERY_TIMEOUT)
         .output_blocking(&Cancellation::process());
     if let ChildEnd::SpawnFailed(reason) = &output.end {
-        return Err(format!("cannot run `pulumi cancel`: {reason}"));
+        return Err(CancelError::NotStarted(reason.clone()));
     }
     if output.success() {
         Ok(())
     } else {
-        Err(format!("`pulumi cancel --stack {qualified}`: {}", String::from_utf8_lossy(&output.stderr).trim()))
+        let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
+        Err(CancelError::Failed { stack: qualified.to_string(), stderr })
     }
 }
 

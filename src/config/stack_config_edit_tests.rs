@@ -11,8 +11,13 @@ fn values(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
     pairs.iter().map(|(key, value)| (key.to_string(), value.to_string())).collect()
 }
 
+/// A refusal's message, the file's path written `FILE`.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Refusal(String);
+
 /// Writes `text`, adds `new`, and checks what the invariant promises independently of the writer.
-fn add(text: &str, new: &[(String, String)]) -> Result<String, String> {
+fn add(text: &str, new: &[(String, String)]) -> Result<String, Refusal> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("Pulumi.dev.yaml");
     std::fs::write(&path, text).unwrap();
@@ -26,7 +31,7 @@ fn add(text: &str, new: &[(String, String)]) -> Result<String, String> {
             assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "a refusal leaves the file untouched");
             let message = err.to_string();
             assert!(message.contains(&path.display().to_string()), "the error names the file: {message}");
-            Err(message.replace(&path.display().to_string(), "FILE"))
+            Err(Refusal(message.replace(&path.display().to_string(), "FILE")))
         }
     }
 }
@@ -137,7 +142,7 @@ fn shapes_it_cannot_extend_are_refused_naming_the_line() {
         ("config:\n  a:b: |\n    one\n    two", 1),
     ] {
         let refused = add(text, &values(&[("x:y", "z")])).unwrap_err();
-        assert!(refused.contains(&format!("FILE:{line}")), "{text:?}: {refused}");
+        assert!(refused.0.contains(&format!("FILE:{line}")), "{text:?}: {refused}");
     }
 }
 

@@ -28,7 +28,7 @@ pub fn write_atomically_unflushed(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 fn replace_file(path: &Path, bytes: &[u8], flush: bool) -> Result<()> {
-    let unwritable = |err: std::io::Error| UserError::Unwritable { path: path.to_path_buf(), reason: err.to_string() };
+    let unwritable = |err: std::io::Error| UserError::Unwritable { path: path.to_path_buf(), source: err };
     // A bare file name (`--report json=report.json`) has an empty parent: the current folder.
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -80,5 +80,20 @@ mod tests {
         let parsed: serde_yaml::Value = serde_yaml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(parsed["config"]["a:b"], serde_yaml::Value::String("c".into()));
         assert_eq!(parsed["encryptionsalt"], serde_yaml::Value::String("abc".into()));
+    }
+
+    /// A folder the runner cannot write into (a file stands where it would be; as root no
+    /// permission is refused): the error keeps the system's `io::Error` as its source.
+    #[test]
+    fn an_unwritable_folder_keeps_the_io_error_as_source() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("history"), "a file, not a folder").unwrap();
+        let path = dir.path().join("history/x.json");
+        let err = write_atomically(&path, b"{}").unwrap_err();
+        let source = std::error::Error::source(&err).and_then(|source| source.downcast_ref::<std::io::Error>());
+        let source = source.unwrap_or_else(|| panic!("no `io::Error` source: {err:?}"));
+        assert_eq!(source.kind(), std::io::ErrorKind::AlreadyExists, "{source:?}");
+        assert_eq!(err.to_string(), format!("cannot write `{}`", path.display()));
+        assert_eq!(err.chain().to_string(), format!("{err}: {source}"));
     }
 }

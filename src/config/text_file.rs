@@ -11,11 +11,14 @@ pub fn read_text(path: &Path) -> Result<Option<String>> {
     let file = match std::fs::File::open(path) {
         Ok(file) => file,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(UserError::Unreadable { path: path.to_path_buf(), reason: err.to_string() }),
+        Err(err) => return Err(UserError::Unreadable { path: path.to_path_buf(), source: err }),
     };
-    let unreadable = |err: std::io::Error| UserError::Unreadable { path: path.to_path_buf(), reason: err.to_string() };
+    let unreadable = |err: std::io::Error| UserError::Unreadable { path: path.to_path_buf(), source: err };
     if file.metadata().map_err(unreadable)?.is_dir() {
-        return Err(UserError::Unreadable { path: path.to_path_buf(), reason: "it is a directory".into() });
+        return Err(UserError::Unreadable {
+            path: path.to_path_buf(),
+            source: UserError::io_reason(std::io::ErrorKind::IsADirectory, "it is a directory"),
+        });
     }
     let mut bytes = Vec::new();
     file.take(MAX_CONFIG_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(unreadable)?;

@@ -1,6 +1,6 @@
 use super::{
     Cancellation, EventSender, ExecutionEvent, InstalledKubeconfig, OutputStream, ProjectCli, ProjectLifecycle,
-    StackOutputs, StackTarget,
+    StackOutputs, StackTarget, StepError,
 };
 use crate::hooks;
 use crate::provider::{HookSpec, Project};
@@ -14,7 +14,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         secret_outputs: Option<&[String]>,
         events: &EventSender,
         cancellation: &Cancellation,
-    ) -> Result<(), String> {
+    ) -> Result<(), StepError> {
         let outputs = self.cli.read_outputs(stack).await?;
         // Mask what the CLI marks secret: the event log, else the CLI asked, else every output.
         let asked = match secret_outputs {
@@ -58,7 +58,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
                                 .await;
                         }
                     }
-                    result.map_err(|err| format!("on_success command: {err}"))?;
+                    result.map_err(StepError::Command)?;
                 }
             }
         }
@@ -73,21 +73,19 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         output: &str,
         switch_context: bool,
         outputs: &StackOutputs,
-    ) -> Result<(Vec<String>, InstalledKubeconfig), String> {
-        let value = outputs
-            .get(output)
-            .ok_or_else(|| format!("stack output `{output}` does not exist; the kubeconfig hook needs it"))?;
-        let kubeconfig = hooks::decode_kubeconfig_output(value).map_err(|err| format!("kubeconfig hook: {err}"))?;
+    ) -> Result<(Vec<String>, InstalledKubeconfig), StepError> {
+        let value = outputs.get(output).ok_or_else(|| StepError::MissingOutput(output.to_string()))?;
+        let kubeconfig = hooks::decode_kubeconfig_output(value).map_err(StepError::Kubeconfig)?;
         let environment = &self.context.environment;
         let variable = |key: &str| environment.get(key).filter(|value| !value.is_empty()).cloned();
-        let target = hooks::kubeconfig_target(&variable).map_err(|err| format!("kubeconfig hook: {err}"))?;
+        let target = hooks::kubeconfig_target(&variable).map_err(StepError::Kubeconfig)?;
         let file = target.clone();
         let installed = tokio::task::spawn_blocking(move || {
             hooks::install_kubeconfig_with_care(&target, &kubeconfig, switch_context)
         })
         .await
-        .map_err(|err| format!("kubeconfig hook: {err}"))?
-        .map_err(|err| format!("kubeconfig hook: {err}"))?;
+        .map_err(|err| StepError::Internal(format!("kubeconfig hook: {err}")))?
+        .map_err(StepError::Kubeconfig)?;
         let mut notes = hooks::kubeconfig_notes(&installed);
         notes.push(format!("kubeconfig context `{}` installed in `{}`", installed.context, file.display()));
         Ok((notes, InstalledKubeconfig { project: project.path.clone(), context: installed.context, file }))

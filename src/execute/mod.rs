@@ -13,13 +13,14 @@ mod retry_step;
 mod schedule;
 mod seen_inputs;
 mod stack_busy;
+mod step_error;
 mod unchanged_rule;
 
 pub use crate::cancel::{CancelLevel, Cancellation};
 pub use execution_event::{EventSender, ExecutionEvent, InstalledKubeconfig, OutputStream, RunInfo};
 pub use executor::Executor;
 pub use operation_progress::{OperationProgress, ResourceChanges};
-pub use project_cli::{LockRecheck, OperationOutcome, ProjectCli, StackOutputs, StackTarget};
+pub use project_cli::{LockRecheck, OperationOutcome, ProjectCli, ProjectCliError, StackOutputs, StackTarget};
 pub use project_job::ProjectJob;
 pub use project_lifecycle::{LifecycleContext, ProjectLifecycle};
 pub use project_report::{FailureDetail, ProjectReport, ProjectResult};
@@ -27,6 +28,7 @@ pub use resource_change::{ChangeKind, ResourceChange};
 pub use schedule::Schedule;
 pub use seen_inputs::{DigestSalt, OutputDigests, SeenInputs};
 pub use stack_busy::StackBusy;
+pub use step_error::StepError;
 pub use unchanged_rule::UnchangedRule;
 
 #[cfg(test)]

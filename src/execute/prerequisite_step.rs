@@ -1,7 +1,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Cancellation, EventSender, ExecutionEvent, ProjectCli, ProjectLifecycle, ProjectResult};
+use super::{Cancellation, EventSender, ExecutionEvent, ProjectCli, ProjectLifecycle, ProjectResult, StepError};
 use crate::plan::Operation;
 use crate::provider::{Prerequisite, Project};
 
@@ -14,9 +14,9 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         prerequisite: &Prerequisite,
         events: &EventSender,
         cancellation: &Cancellation,
-    ) -> Result<(), String> {
+    ) -> Result<(), StepError> {
         let gate = {
-            let mut gates = self.prerequisite_gates.lock().map_err(|_| "internal error: poisoned lock".to_string())?;
+            let mut gates = self.prerequisite_gates.lock().map_err(|_| StepError::Internal("poisoned lock".into()))?;
             Arc::clone(gates.entry(prerequisite.project.clone()).or_default())
         };
         let _one_at_a_time = gate.lock().await;
@@ -63,7 +63,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             .context
             .graph
             .node_of(&prerequisite.project)
-            .ok_or_else(|| format!("unknown prerequisite `{}`", prerequisite.project))?;
+            .ok_or_else(|| StepError::UnknownPrerequisite(prerequisite.project.to_string()))?;
         let report = self.clone().run_project(node, Operation::Up, events.clone(), cancellation.clone()).await;
         let result = report.result;
         let summary = report.failure.as_ref().map(|failure| failure.summary.clone()).unwrap_or_default();
@@ -72,7 +72,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             self.record_success(&prerequisite.project);
             Ok(())
         } else {
-            Err(format!("prerequisite `{}` {}: {summary}", prerequisite.project, result.as_str()))
+            Err(StepError::Prerequisite { project: prerequisite.project.to_string(), result: result.as_str(), summary })
         }
     }
 

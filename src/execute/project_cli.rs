@@ -55,11 +55,30 @@ pub enum LockRecheck {
     Unknown,
 }
 
+/// Why the CLI could not find a stack or read its outputs; the project then fails with it.
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectCliError {
+    /// The CLI could not be started (`pulumi` missing or not executable): why.
+    #[error("cannot run {0}")]
+    NotStarted(String),
+    /// The CLI ran and failed; its own words, masked.
+    #[error("{0}")]
+    Failed(String),
+    /// What the project holds could not be read (`Pulumi.yaml`); its cause kept.
+    #[error(transparent)]
+    Project(Box<dyn std::error::Error + Send + Sync>),
+    /// The CLI's output is not the JSON it prints.
+    #[error("`{command}` printed no JSON object")]
+    NoJson { command: &'static str, source: serde_json::Error },
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
 /// The narrow waist between a project's lifecycle and the infrastructure CLI (`pulumi/` adapts it).
 /// Tests script it, so retries, prerequisites and hooks are tested without a process.
 pub trait ProjectCli: Send + Sync + 'static {
     /// Finds the project's stack; an error means the project cannot run at all.
-    fn locate_stack(&self, project: &Project) -> impl Future<Output = Result<StackTarget, String>> + Send;
+    fn locate_stack(&self, project: &Project) -> impl Future<Output = Result<StackTarget, ProjectCliError>> + Send;
 
     fn create_stack(
         &self,
@@ -79,7 +98,7 @@ pub trait ProjectCli: Send + Sync + 'static {
     ) -> impl Future<Output = OperationOutcome> + Send;
 
     /// Every output, secrets included (in clear: the caller masks them).
-    fn read_outputs(&self, stack: &StackTarget) -> impl Future<Output = Result<StackOutputs, String>> + Send;
+    fn read_outputs(&self, stack: &StackTarget) -> impl Future<Output = Result<StackOutputs, ProjectCliError>> + Send;
 
     /// The outputs the CLI itself marks secret, when the operation's events did not say;
     /// `None` when it cannot tell (every output is then treated as secret).

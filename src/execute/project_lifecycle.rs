@@ -173,8 +173,8 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         };
         let nothing = OperationProgress::default();
         for prerequisite in &project.prerequisites {
-            if let Err(message) = self.ensure_prerequisite(&project, prerequisite, &events, &cancellation).await {
-                return report.failed(&nothing, simple_failure(message));
+            if let Err(err) = self.ensure_prerequisite(&project, prerequisite, &events, &cancellation).await {
+                return report.failed(&nothing, step_failure(&err));
             }
         }
         // Prerequisites first, with nothing held: a prerequisite may run on this very stack.
@@ -198,7 +198,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         };
         let stack = match self.cli.locate_stack(&project).await {
             Ok(stack) => stack,
-            Err(message) => return report.failed(&nothing, simple_failure(message)),
+            Err(err) => return report.failed(&nothing, step_failure(&err)),
         };
         if stack.exists == Some(false) {
             if operation == Operation::Destroy {
@@ -242,12 +242,12 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         if operation == Operation::Up && !as_prerequisite {
             if !project.on_success.is_empty() {
                 let secret_outputs = outcome.progress.secret_outputs.as_deref();
-                if let Err(message) = self.run_hooks(&project, &stack, secret_outputs, &events, &cancellation).await {
-                    return report.failed(&outcome.progress, simple_failure(message));
+                if let Err(err) = self.run_hooks(&project, &stack, secret_outputs, &events, &cancellation).await {
+                    return report.failed(&outcome.progress, step_failure(&err));
                 }
             }
-            if let Err(message) = self.wait_until_ready(&project, &stack, &events, &cancellation).await {
-                return report.failed(&outcome.progress, simple_failure(message));
+            if let Err(err) = self.wait_until_ready(&project, &stack, &events, &cancellation).await {
+                return report.failed(&outcome.progress, step_failure(&err));
             }
         }
         if operation == Operation::Up {
@@ -293,4 +293,9 @@ fn not_deployed(stack: &str) -> String {
 
 pub(super) fn simple_failure(message: String) -> FailureDetail {
     FailureDetail { summary: message, ..Default::default() }
+}
+
+/// A failed step's summary: its message and every cause, once.
+fn step_failure(err: &dyn std::error::Error) -> FailureDetail {
+    simple_failure(crate::error::ErrorChain(err).to_string())
 }

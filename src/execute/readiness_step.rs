@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use super::{Cancellation, EventSender, ExecutionEvent, ProjectCli, ProjectLifecycle, StackTarget};
+use super::{Cancellation, EventSender, ExecutionEvent, ProjectCli, ProjectLifecycle, StackTarget, StepError};
 use crate::hooks;
 use crate::provider::Project;
 
@@ -13,20 +13,20 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         stack: &StackTarget,
         events: &EventSender,
         cancellation: &Cancellation,
-    ) -> Result<(), String> {
+    ) -> Result<(), StepError> {
         for gate in &project.ready {
             let message = format!("waiting until ready: {}", gate.describe());
             events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
             let outcome = hooks::wait_until_ready(gate, &stack.dir, &self.context.environment, cancellation).await;
             if !outcome.passed {
-                return Err(format!(
-                    "not ready: {} did not pass within {} ({} attempts in {}); last attempt: {}",
+                return Err(StepError::NotReady(format!(
+                    "{} did not pass within {} ({} attempts in {}); last attempt: {}",
                     gate.describe(),
                     humantime::format_duration(gate.timeout),
                     outcome.attempts,
                     humantime::format_duration(Duration::from_millis(outcome.elapsed.as_millis() as u64)),
                     outcome.last_attempt
-                ));
+                )));
             }
             let message = format!("ready: {} passed after {} attempts", gate.describe(), outcome.attempts);
             events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;

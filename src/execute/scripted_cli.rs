@@ -53,7 +53,7 @@ pub fn failure(message: &str) -> OperationOutcome {
 }
 
 impl ProjectCli for ScriptedCli {
-    async fn locate_stack(&self, project: &Project) -> Result<StackTarget, String> {
+    async fn locate_stack(&self, project: &Project) -> Result<StackTarget, super::ProjectCliError> {
         Ok(StackTarget { name: format!("dev-{}", project.path), dir: PathBuf::from("."), exists: self.exists })
     }
 
@@ -98,7 +98,7 @@ impl ProjectCli for ScriptedCli {
         self.lock_recheck.clone().unwrap_or(LockRecheck::Unknown)
     }
 
-    async fn read_outputs(&self, stack: &StackTarget) -> Result<StackOutputs, String> {
+    async fn read_outputs(&self, stack: &StackTarget) -> Result<StackOutputs, super::ProjectCliError> {
         self.call(format!("outputs {}", stack.name));
         Ok(StackOutputs::new())
     }

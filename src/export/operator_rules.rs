@@ -75,7 +75,7 @@ fn check_source(spec: &Value, problem: &mut impl FnMut(String)) {
     match repo.as_str() {
         Some(url) => {
             if let Err(err) = check_git_url(url) {
-                problem(err.to_string());
+                problem(err.chain().to_string());
             }
         }
         None => problem("`spec.projectRepo` must be a string".into()),

@@ -89,9 +89,9 @@ impl PkoExport {
         for project in &provider.projects {
             not_exported.extend(unmapped(project));
             let dir = provider.dir_of(project);
-            let manifest = PulumiManifest::load(&dir).map_err(|message| UserError::InvalidFile {
+            let manifest = PulumiManifest::load(&dir).map_err(|err| UserError::InvalidFile {
                 location: project.origin.clone(),
-                message: format!("project `{}`: {message}", project.path),
+                message: format!("project `{}`: {}", project.path, crate::error::ErrorChain(&err)),
             })?;
             let repo_dir = dir.strip_prefix(repository_root).map_err(|_| {
                 UserError::Usage(format!(

@@ -6,27 +6,33 @@ pub struct StreamEnd;
 
 const PREFIX: &str = "# end of runner export: ";
 
+/// How a stream is not whole.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamCut {
+    #[error("the stream does not end with `{expected}`: it was cut short, or not written by `runner export pko`")]
+    NoEndLine { expected: String },
+    #[error("the stream holds {documents} documents but its end line counts {counted}: part of it is missing")]
+    Missing { documents: usize, counted: usize },
+    #[error("the end line `{0}` does not count the documents")]
+    Uncounted(String),
+}
+
 impl StreamEnd {
     pub fn line(documents: usize) -> String {
         format!("{PREFIX}{documents} documents\n")
     }
 
     /// `Err` with the reason when `text` is not whole: no end line, or another document count.
-    pub fn check(text: &str, documents: usize) -> std::result::Result<(), String> {
+    pub fn check(text: &str, documents: usize) -> std::result::Result<(), StreamCut> {
         let last = text.trim_end().lines().last().unwrap_or_default();
         let Some(counted) = last.strip_prefix(PREFIX) else {
-            return Err(format!(
-                "the stream does not end with `{}`: it was cut short, or not written by `runner export pko`",
-                Self::line(documents).trim_end()
-            ));
+            return Err(StreamCut::NoEndLine { expected: Self::line(documents).trim_end().to_string() });
         };
         let counted = counted.strip_suffix(" documents").and_then(|count| count.parse::<usize>().ok());
         match counted {
             Some(counted) if counted == documents => Ok(()),
-            Some(counted) => Err(format!(
-                "the stream holds {documents} documents but its end line counts {counted}: part of it is missing"
-            )),
-            None => Err(format!("the end line `{last}` does not count the documents")),
+            Some(counted) => Err(StreamCut::Missing { documents, counted }),
+            None => Err(StreamCut::Uncounted(last.to_string())),
         }
     }
 }
@@ -52,6 +58,9 @@ mod tests {
             }
             assert!(StreamEnd::check(text, count).is_err(), "cut at {cut} passed: {text:?}");
         }
-        assert!(StreamEnd::check(&whole, 2).unwrap_err().contains("holds 2 documents but its end line counts 3"));
+        assert!(StreamEnd::check(&whole, 2)
+            .unwrap_err()
+            .to_string()
+            .contains("holds 2 documents but its end line counts 3"));
     }
 }

@@ -45,7 +45,7 @@ impl HistoryRecorder {
             let (saved, index_saved) = save_both(&self.store, record, successes);
             for result in [saved, index_saved] {
                 if let Err(err) = result {
-                    self.error.get_or_insert_with(|| err.to_string());
+                    self.error.get_or_insert_with(|| err.chain().to_string());
                 }
             }
             if successes.is_some() {

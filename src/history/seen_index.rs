@@ -38,7 +38,7 @@ impl SeenIndex {
         let file = index_file(state_dir, stack);
         if let Some(dir) = file.parent() {
             std::fs::create_dir_all(dir)
-                .map_err(|err| UserError::Unwritable { path: dir.to_path_buf(), reason: err.to_string() })?;
+                .map_err(|err| UserError::Unwritable { path: dir.to_path_buf(), source: err })?;
         }
         let mut json = serde_json::to_vec_pretty(self).map_err(|err| UserError::Internal(err.to_string()))?;
         json.push(b'\n');
@@ -70,7 +70,7 @@ pub fn repository_salt(state_dir: &Path) -> crate::error::Result<DigestSalt> {
         .map_err(|_| UserError::Internal("the system's random source failed".into()))?;
     let text: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
     std::fs::create_dir_all(state_dir)
-        .map_err(|err| UserError::Unwritable { path: state_dir.to_path_buf(), reason: err.to_string() })?;
+        .map_err(|err| UserError::Unwritable { path: state_dir.to_path_buf(), source: err })?;
     write_atomically(&file, format!("{text}\n").as_bytes())?;
     Ok(DigestSalt::new(text.into_bytes()))
 }

@@ -36,8 +36,7 @@ const WAIT_INTERVAL: Duration = Duration::from_millis(500);
 impl StackLock {
     pub fn acquire(state_dir: &Path, stack: &str, command: &str, wait: bool) -> Result<Self> {
         let dir = state_dir.join("locks");
-        std::fs::create_dir_all(&dir)
-            .map_err(|err| UserError::Unwritable { path: dir.clone(), reason: err.to_string() })?;
+        std::fs::create_dir_all(&dir).map_err(|err| UserError::Unwritable { path: dir.clone(), source: err })?;
         let path = dir.join(format!("{stack}.lock"));
         let me = LockHolder {
             pid: std::process::id(),
@@ -55,7 +54,7 @@ impl StackLock {
         let json = serde_json::to_vec(&me).map_err(|err| UserError::Internal(err.to_string()))?;
         std::fs::File::create(&draft)
             .and_then(|mut file| file.write_all(&json))
-            .map_err(|err| UserError::Unwritable { path: draft.clone(), reason: err.to_string() })?;
+            .map_err(|err| UserError::Unwritable { path: draft.clone(), source: err })?;
         let _draft = RemoveOnDrop(draft.clone());
         remove_drafts_of_gone_runners(&dir, stack);
         loop {
@@ -93,7 +92,7 @@ impl StackLock {
                         _ => std::thread::sleep(WAIT_INTERVAL),
                     }
                 }
-                Err(err) => return Err(UserError::Unwritable { path, reason: err.to_string() }),
+                Err(err) => return Err(UserError::Unwritable { path, source: err }),
             }
         }
     }

@@ -125,7 +125,7 @@ impl Reporter for TimelineRecorder {
                 if let Some(timeline) = self.timeline.as_mut() {
                     timeline.ended = Some(seconds(*at));
                     if let Err(err) = timeline.save(&self.state_dir) {
-                        self.error.get_or_insert(err.to_string());
+                        self.error.get_or_insert(err.chain().to_string());
                     }
                 }
             }

@@ -19,8 +19,8 @@ pub enum CommandHookError {
     Failed { program: String, status: String, stderr_tail: String },
     #[error("`{program}` was stopped: the run is cancelled")]
     Cancelled { program: String },
-    #[error("cannot write the outputs file: {0}")]
-    Outputs(String),
+    #[error("cannot write the outputs file")]
+    Outputs(#[source] std::io::Error),
 }
 
 fn tail_text(tail: &str) -> String {
@@ -82,10 +82,10 @@ impl<'a> CommandHook<'a> {
         // A private temporary folder: the outputs may hold secrets and must not land in
         // `.runner/`. It goes when this returns, also when the hook was killed; the runner's pid
         // in its name lets the next run remove what a killed runner left.
-        let dir = super::HookTempDir::create().map_err(|err| CommandHookError::Outputs(err.to_string()))?;
+        let dir = super::HookTempDir::create().map_err(CommandHookError::Outputs)?;
         let outputs_file = dir.path().join("outputs.json");
-        let json = serde_json::to_vec_pretty(self.outputs).map_err(|err| CommandHookError::Outputs(err.to_string()))?;
-        write_private(&outputs_file, &json).map_err(|err| CommandHookError::Outputs(err.to_string()))?;
+        let json = serde_json::to_vec_pretty(self.outputs).map_err(|err| CommandHookError::Outputs(err.into()))?;
+        write_private(&outputs_file, &json).map_err(CommandHookError::Outputs)?;
 
         let variables = self.outputs.iter().map(|(name, value)| {
             let text = match value {

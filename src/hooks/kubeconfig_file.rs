@@ -30,7 +30,7 @@ pub enum KubeconfigError {
     #[error("cannot pick a kubeconfig file: neither `KUBECONFIG` nor `HOME` is set")]
     NoTarget,
     /// What was being done, to which path, and why it failed.
-    #[error("cannot {action} {path}: {source}", action = .0, path = .1.display(), source = .2)]
+    #[error("cannot {action} {path}", action = .0, path = .1.display())]
     Io(&'static str, PathBuf, #[source] std::io::Error),
 }
 

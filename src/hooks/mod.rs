@@ -1,10 +1,12 @@
 mod command_hook;
+mod gate_attempt_error;
 mod hook_temp_dir;
 mod kubeconfig_care;
 mod kubeconfig_file;
 mod readiness_check;
 
-pub use command_hook::CommandHook;
+pub use command_hook::{CommandHook, CommandHookError};
+pub use gate_attempt_error::GateAttemptError;
 pub use hook_temp_dir::HookTempDir;
 pub use kubeconfig_care::{back_up_once, kubeconfig_notes, refuse_lossy_rewrite, review_kubeconfig, KubeconfigInstall};
 pub use kubeconfig_file::*;

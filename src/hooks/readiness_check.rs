@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 
 use tokio::net::TcpStream;
 
+use super::GateAttemptError;
 use crate::cancel::{CancelLevel, Cancellation, ChildEnd, ChildProcess};
 use crate::provider::{GateCheck, ReadinessGate};
 
@@ -46,15 +47,15 @@ pub async fn wait_until_ready(
         let result = tokio::select! {
             result = tokio::time::timeout(budget, attempt(&gate.check, cwd, env, cancellation)) => match result {
                 Ok(result) => result,
-                Err(_) => Err(format!("no answer within {}", humantime::format_duration(budget))),
+                Err(_) => Err(GateAttemptError::NoAnswer(budget)),
             },
-            _ = stop.wait_for(|level| *level >= stop_at) => Err("stopped: the run is cancelled".into()),
+            _ = stop.wait_for(|level| *level >= stop_at) => Err(GateAttemptError::Cancelled),
         };
         let last_attempt = match result {
             Ok(()) => {
                 return GateOutcome { passed: true, attempts, elapsed: started.elapsed(), last_attempt: String::new() }
             }
-            Err(message) => message,
+            Err(err) => crate::error::ErrorChain(&err).to_string(),
         };
         if started.elapsed() + gate.interval > gate.timeout {
             return GateOutcome { passed: false, attempts, elapsed: started.elapsed(), last_attempt };
@@ -74,7 +75,7 @@ async fn attempt(
     cwd: &Path,
     env: &BTreeMap<String, String>,
     cancellation: &Cancellation,
-) -> Result<(), String> {
+) -> Result<(), GateAttemptError> {
     match check {
         GateCheck::Command(argv) => {
             let output = ChildProcess::new(&argv[0])
@@ -86,7 +87,7 @@ async fn attempt(
                 .await;
             match output.end {
                 ChildEnd::Exited(0) => return Ok(()),
-                ChildEnd::SpawnFailed(reason) => return Err(format!("cannot run {reason}")),
+                ChildEnd::SpawnFailed(reason) => return Err(GateAttemptError::NotStarted(reason)),
                 _ => {}
             }
             let mut text = output.stderr_text().trim().to_string();
@@ -99,10 +100,11 @@ async fn attempt(
                 ChildEnd::Exited(code) => code.to_string(),
                 _ => "none".into(),
             };
-            Err(format!("exit code {code}: {last}"))
+            Err(GateAttemptError::Exited { code, last })
         }
         GateCheck::Tcp(address) => {
-            TcpStream::connect(address.as_str()).await.map(|_| ()).map_err(|err| format!("connect to {address}: {err}"))
+            let connected = TcpStream::connect(address.as_str()).await;
+            connected.map(|_| ()).map_err(|source| GateAttemptError::Connect { address: address.clone(), source })
         }
         GateCheck::Http { url, expect_body, ca_file } => {
             http_get(url, expect_body.as_deref(), ca_file.as_deref()).await
@@ -112,7 +114,7 @@ async fn attempt(
 
 /// One GET. Redirects are not followed (a health endpoint that redirects is not answering) and no
 /// proxy is used: gates check endpoints the run just deployed, as the user's machine reaches them.
-async fn http_get(url: &str, expect_body: Option<&str>, ca_file: Option<&Path>) -> Result<(), String> {
+async fn http_get(url: &str, expect_body: Option<&str>, ca_file: Option<&Path>) -> Result<(), GateAttemptError> {
     let client = http_client(ca_file).await?;
     let mut response = client.get(url).send().await.map_err(|err| describe_http_error(url, err))?;
     let status = response.status();
@@ -126,11 +128,12 @@ async fn http_get(url: &str, expect_body: Option<&str>, ca_file: Option<&Path>) 
     }
     let body = String::from_utf8_lossy(&body);
     if !status.is_success() {
-        return Err(format!("HTTP {}: {}", status.as_u16(), body.trim().chars().take(200).collect::<String>()));
+        let body = body.trim().chars().take(200).collect();
+        return Err(GateAttemptError::Status { status: status.as_u16(), body });
     }
     match expect_body {
         Some(expected) if !body.contains(expected) => {
-            Err(format!("HTTP {}, but the body lacks `{expected}`", status.as_u16()))
+            Err(GateAttemptError::BodyLacks { status: status.as_u16(), expected: expected.to_string() })
         }
         _ => Ok(()),
     }
@@ -138,42 +141,29 @@ async fn http_get(url: &str, expect_body: Option<&str>, ca_file: Option<&Path>) 
 
 /// The system's certificate authorities (`SSL_CERT_FILE`/`SSL_CERT_DIR` when set), plus those of
 /// the gate's `ca_file`: read at each attempt, since an earlier project may be what writes it.
-async fn http_client(ca_file: Option<&Path>) -> Result<reqwest::Client, String> {
+async fn http_client(ca_file: Option<&Path>) -> Result<reqwest::Client, GateAttemptError> {
     let mut builder =
         reqwest::Client::builder().user_agent("runner").redirect(reqwest::redirect::Policy::none()).no_proxy();
     if let Some(path) = ca_file {
-        let pem =
-            tokio::fs::read(path).await.map_err(|err| format!("cannot read `ca_file` {}: {err}", path.display()))?;
+        let pem = tokio::fs::read(path)
+            .await
+            .map_err(|source| GateAttemptError::CaFileUnreadable { path: path.to_path_buf(), source })?;
         let certificates = reqwest::Certificate::from_pem_bundle(&pem)
-            .map_err(|err| format!("`ca_file` {} holds no PEM certificate: {err}", path.display()))?;
+            .map_err(|err| GateAttemptError::CaFileNotPem { path: path.to_path_buf(), source: Some(err) })?;
         if certificates.is_empty() {
-            return Err(format!("`ca_file` {} holds no PEM certificate", path.display()));
+            return Err(GateAttemptError::CaFileNotPem { path: path.to_path_buf(), source: None });
         }
         for certificate in certificates {
             builder = builder.add_root_certificate(certificate);
         }
     }
-    builder.build().map_err(|err| format!("cannot set up an HTTP client: {}", error_chain(&err)))
+    builder.build().map_err(|err| GateAttemptError::Client(crate::error::ErrorChain(&err).to_string()))
 }
 
 /// reqwest's own message is "error sending request"; the cause (refused, certificate unknown)
 /// is further down the chain.
-fn describe_http_error(url: &str, err: reqwest::Error) -> String {
-    format!("GET {url}: {}", error_chain(&err.without_url()))
-}
-
-fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
+fn describe_http_error(url: &str, err: reqwest::Error) -> GateAttemptError {
+    GateAttemptError::Request { url: url.to_string(), detail: crate::error::ErrorChain(&err.without_url()).to_string() }
 }
 
 #[cfg(test)]

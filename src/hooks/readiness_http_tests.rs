@@ -14,14 +14,14 @@ use crate::provider::{GateCheck, ReadinessGate};
 async fn ipv6_literals_work() {
     let address = test_servers::serve("[::1]:0", None, HEALTHY);
     let url = format!("http://[::1]:{}/healthz", address.port());
-    assert_eq!(http_get(&url, Some("healthy"), None).await, Ok(()));
+    http_get(&url, Some("healthy"), None).await.unwrap();
 }
 
 #[tokio::test]
 async fn chunked_bodies_are_read_whole() {
     let address = test_servers::serve("127.0.0.1:0", None, CHUNKED);
     let url = format!("http://{address}/");
-    assert_eq!(http_get(&url, Some("all ready"), None).await, Ok(()));
+    http_get(&url, Some("all ready"), None).await.unwrap();
 }
 
 #[tokio::test]
@@ -32,7 +32,7 @@ async fn statuses_other_than_2xx_fail_with_the_body() {
         b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 8\r\nConnection: close\r\n\r\nwarming!",
     );
     let error = http_get(&format!("http://{address}/"), None, None).await.unwrap_err();
-    assert_eq!(error, "HTTP 503: warming!");
+    assert_eq!(error.to_string(), "HTTP 503: warming!");
 }
 
 #[tokio::test]
@@ -44,7 +44,7 @@ async fn https_trusts_the_gates_ca_file() {
     std::fs::write(&ca_file, &ca.ca_pem).unwrap();
     for host in ["localhost", "127.0.0.1"] {
         let url = format!("https://{host}:{}/healthz", address.port());
-        assert_eq!(http_get(&url, Some("healthy"), Some(&ca_file)).await, Ok(()), "{url}");
+        http_get(&url, Some("healthy"), Some(&ca_file)).await.unwrap_or_else(|err| panic!("{url}: {err}"));
     }
 }
 
@@ -56,14 +56,14 @@ async fn https_over_ipv6_with_a_private_ca() {
     let ca_file = dir.path().join("ca.pem");
     std::fs::write(&ca_file, &ca.ca_pem).unwrap();
     let url = format!("https://[::1]:{}/", address.port());
-    assert_eq!(http_get(&url, Some("ready"), Some(&ca_file)).await, Ok(()));
+    http_get(&url, Some("ready"), Some(&ca_file)).await.unwrap();
 }
 
 #[tokio::test]
 async fn https_refuses_a_certificate_no_trusted_authority_signed() {
     let ca = PrivateCa::new();
     let address = test_servers::serve("127.0.0.1:0", Some(ca.server_config.clone()), HEALTHY);
-    let error = http_get(&format!("https://localhost:{}/", address.port()), None, None).await.unwrap_err();
+    let error = http_get(&format!("https://localhost:{}/", address.port()), None, None).await.unwrap_err().to_string();
     assert!(error.contains("UnknownIssuer") || error.contains("unknown issuer"), "{error}");
     assert!(error.starts_with("GET https://localhost:") && error.matches("localhost").count() == 1, "{error}");
 
@@ -73,6 +73,7 @@ async fn https_refuses_a_certificate_no_trusted_authority_signed() {
     let ca_file = dir.path().join("other.pem");
     std::fs::write(&ca_file, &other.ca_pem).unwrap();
     let error = http_get(&format!("https://localhost:{}/", address.port()), None, Some(&ca_file)).await.unwrap_err();
+    let error = crate::error::ErrorChain(&error).to_string();
     assert!(error.contains("invalid peer certificate"), "{error}");
 }
 
@@ -81,10 +82,13 @@ async fn a_missing_or_empty_ca_file_is_the_attempts_error() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.pem");
     let error = http_get("https://localhost:1/", None, Some(&missing)).await.unwrap_err();
+    let source = std::error::Error::source(&error).and_then(|source| source.downcast_ref::<std::io::Error>());
+    assert_eq!(source.map(std::io::Error::kind), Some(std::io::ErrorKind::NotFound), "{error:?}");
+    let error = crate::error::ErrorChain(&error).to_string();
     assert!(error.starts_with("cannot read `ca_file`"), "{error}");
     let empty = dir.path().join("empty.pem");
     std::fs::write(&empty, "not a certificate\n").unwrap();
-    let error = http_get("https://localhost:1/", None, Some(&empty)).await.unwrap_err();
+    let error = http_get("https://localhost:1/", None, Some(&empty)).await.unwrap_err().to_string();
     assert!(error.contains("holds no PEM certificate"), "{error}");
 }
 

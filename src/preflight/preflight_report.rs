@@ -103,8 +103,8 @@ impl Preflight {
         let dir = input.provider.dir_of(project);
         let manifest = match PulumiManifest::load(&dir) {
             Ok(manifest) => manifest,
-            Err(message) => {
-                self.problems.push(format!("project `{}`: {message}", project.path));
+            Err(err) => {
+                self.problems.push(format!("project `{}`: {}", project.path, crate::error::ErrorChain(&err)));
                 return;
             }
         };

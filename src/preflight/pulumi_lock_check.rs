@@ -67,7 +67,10 @@ pub fn settle_pulumi_locks(
                         "removed the lock of `{qualified}` left by {}, which is gone",
                         lock.describe()
                     )),
-                    Err(reason) => settlement.problems.push(format!("stack `{qualified}`: {reason}")),
+                    Err(err) => {
+                        let reason = crate::error::ErrorChain(&err);
+                        settlement.problems.push(format!("stack `{qualified}`: {reason}"))
+                    }
                 },
                 HolderState::Gone => settlement.notes.push(format!(
                     "stack `{qualified}` is locked by {}, which is gone: the next run removes the lock",

@@ -7,8 +7,8 @@ use std::path::Path;
 #[cfg(test)]
 /// Writes then removes a probe file in `dir`, or in its nearest existing ancestor when it does
 /// not exist yet (nothing is created): a read-only or full filesystem, or a file in the way, is
-/// found before any project runs, not after. `Err` says why.
-pub fn probe_writable(dir: &Path) -> Result<(), String> {
+/// found before any project runs, not after. `Err` is the system's error, its kind kept.
+pub fn probe_writable(dir: &Path) -> std::io::Result<()> {
     WritableProbe::default().probe(dir)
 }
 
@@ -22,7 +22,7 @@ pub struct WritableProbe {
 
 impl WritableProbe {
     /// Like [`probe_writable`], flushing only on a filesystem not flushed yet.
-    pub fn probe(&mut self, dir: &Path) -> Result<(), String> {
+    pub fn probe(&mut self, dir: &Path) -> std::io::Result<()> {
         let mut existing = dir;
         while !existing.exists() {
             existing = match existing.parent() {
@@ -30,15 +30,15 @@ impl WritableProbe {
                 _ => Path::new("."),
             };
         }
-        let metadata = std::fs::metadata(existing).map_err(|err| err.to_string())?;
+        let metadata = std::fs::metadata(existing)?;
         if !metadata.is_dir() {
-            return Err(format!("`{}` is not a folder", existing.display()));
+            let reason = format!("`{}` is not a folder", existing.display());
+            return Err(std::io::Error::new(std::io::ErrorKind::NotADirectory, reason));
         }
-        let mut probe =
-            tempfile::Builder::new().prefix(".runner-probe-").tempfile_in(existing).map_err(|err| err.to_string())?;
-        std::io::Write::write_all(&mut probe, b"probe").map_err(|err| err.to_string())?;
+        let mut probe = tempfile::Builder::new().prefix(".runner-probe-").tempfile_in(existing)?;
+        std::io::Write::write_all(&mut probe, b"probe")?;
         if self.flushed_devices.insert(metadata.dev()) {
-            probe.as_file().sync_all().map_err(|err| err.to_string())?;
+            probe.as_file().sync_all()?;
         }
         Ok(())
     }
@@ -59,8 +59,10 @@ mod tests {
     fn a_file_in_the_way_fails() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("history"), "not a folder").unwrap();
-        assert!(probe_writable(&dir.path().join("history")).is_err());
-        assert!(probe_writable(&dir.path().join("history/inner")).is_err());
+        for dir in [dir.path().join("history"), dir.path().join("history/inner")] {
+            let err = probe_writable(&dir).unwrap_err();
+            assert_eq!(err.kind(), std::io::ErrorKind::NotADirectory, "{err}");
+        }
     }
 
     #[test]

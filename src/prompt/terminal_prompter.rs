@@ -64,12 +64,23 @@ impl TerminalPrompter {
     }
 }
 
-fn check_kind(kind: ValueKind, text: &str) -> std::result::Result<(), String> {
+/// What the prompt says under a value of the wrong kind.
+#[derive(Debug, thiserror::Error)]
+enum KindError {
+    #[error("a value is required")]
+    Required,
+    #[error("enter a whole number")]
+    NotWhole,
+    #[error("enter `true` or `false`")]
+    NotBoolean,
+}
+
+fn check_kind(kind: ValueKind, text: &str) -> std::result::Result<(), KindError> {
     match kind {
-        ValueKind::String if text.trim().is_empty() => Err("a value is required".into()),
+        ValueKind::String if text.trim().is_empty() => Err(KindError::Required),
         ValueKind::String => Ok(()),
-        ValueKind::Integer => text.trim().parse::<i64>().map(|_| ()).map_err(|_| "enter a whole number".into()),
-        ValueKind::Boolean => parse_bool(text).map(|_| ()).ok_or_else(|| "enter `true` or `false`".into()),
+        ValueKind::Integer => text.trim().parse::<i64>().map(|_| ()).map_err(|_| KindError::NotWhole),
+        ValueKind::Boolean => parse_bool(text).map(|_| ()).ok_or(KindError::NotBoolean),
     }
 }
 
@@ -91,12 +102,12 @@ fn parse_bool(text: &str) -> Option<bool> {
 /// Ctrl-C in a prompt reading keys one by one arrives as an interrupted read, not a signal: the
 /// prompt may have hidden the cursor, so it is shown again before the runner exits with 130.
 fn prompt_error(err: dialoguer::Error) -> UserError {
-    let dialoguer::Error::IO(io) = &err;
+    let dialoguer::Error::IO(io) = err;
     if io.kind() == std::io::ErrorKind::Interrupted {
         super::restore_terminal();
         return UserError::Interrupted;
     }
-    UserError::Usage(format!("cannot read the answer from the terminal: {err}"))
+    UserError::InputUnreadable { input: "the answer from the terminal", source: io }
 }
 
 #[cfg(test)]

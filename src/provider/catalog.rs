@@ -48,8 +48,8 @@ impl ProviderCatalog {
             names.extend(BUILTIN_PROVIDERS.iter().map(|(name, _)| name.to_string()));
         }
         if !mara || dir.is_dir() {
-            let entries = std::fs::read_dir(&dir)
-                .map_err(|err| UserError::Unreadable { path: dir.clone(), reason: err.to_string() })?;
+            let entries =
+                std::fs::read_dir(&dir).map_err(|err| UserError::Unreadable { path: dir.clone(), source: err })?;
             names.extend(
                 entries
                     .filter_map(|entry| entry.ok())
@@ -127,8 +127,10 @@ impl ProviderCatalog {
     }
 
     fn read_definition(&self, file: &Path) -> Result<Definition> {
-        let text = read_text(file)?
-            .ok_or_else(|| UserError::Unreadable { path: file.to_path_buf(), reason: "no such file".into() })?;
+        let text = read_text(file)?.ok_or_else(|| UserError::Unreadable {
+            path: file.to_path_buf(),
+            source: UserError::io_reason(std::io::ErrorKind::NotFound, "no such file"),
+        })?;
         Ok(Definition { text, label: file.to_path_buf(), builtin: false })
     }
 

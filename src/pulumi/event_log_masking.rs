@@ -2,28 +2,43 @@
 //! fails, the unmasked file is removed rather than kept.
 
 use std::io::{BufRead, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::secrets::SecretMask;
 
+/// The event log could not be masked; `removal` says whether the unmasked file is gone.
+#[derive(Debug, thiserror::Error)]
+#[error("could not mask the event log `{}`; {}", .path.display(), removal_text(.removal))]
+pub struct EventLogMaskError {
+    path: PathBuf,
+    removal: Option<std::io::Error>,
+    #[source]
+    source: std::io::Error,
+}
+
+fn removal_text(removal: &Option<std::io::Error>) -> String {
+    match removal {
+        None => "it was removed, since it may hold secrets".to_string(),
+        Some(remove) => format!("removing it failed too ({remove}): delete it by hand, it may hold secrets"),
+    }
+}
+
 /// Rewrites `path` line by line with every known secret masked (atomically, bounded memory).
-/// On failure the unmasked file is removed and the returned message says so.
-pub fn mask_event_log(path: &Path, mask: &SecretMask) -> Result<(), String> {
+/// On failure the unmasked file is removed and the returned error says so.
+pub fn mask_event_log(path: &Path, mask: &SecretMask) -> Result<(), EventLogMaskError> {
     let Some(dir) = path.parent() else { return Ok(()) };
     mask_event_log_via(path, mask, dir)
 }
 
-fn mask_event_log_via(path: &Path, mask: &SecretMask, temp_dir: &Path) -> Result<(), String> {
+fn mask_event_log_via(path: &Path, mask: &SecretMask, temp_dir: &Path) -> Result<(), EventLogMaskError> {
     if mask.is_empty() || !path.exists() {
         return Ok(());
     }
     let result = rewrite_masked(path, mask, temp_dir);
-    result.map_err(|err| {
-        let removed = match std::fs::remove_file(path) {
-            Ok(()) => "it was removed, since it may hold secrets".to_string(),
-            Err(remove) => format!("removing it failed too ({remove}): delete it by hand, it may hold secrets"),
-        };
-        format!("could not mask the event log `{}` ({err}); {removed}", path.display())
+    result.map_err(|source| EventLogMaskError {
+        path: path.to_path_buf(),
+        removal: std::fs::remove_file(path).err(),
+        source,
     })
 }
 
@@ -71,6 +86,8 @@ mod tests {
             mask_event_log_via(&path, &SecretMask::new(["hunter2-secret".to_string()]), &dir.path().join("gone"))
                 .unwrap_err();
         assert!(!path.exists(), "the unmasked file must not stay");
-        assert!(error.contains("it was removed"), "{error}");
+        assert!(error.to_string().contains("it was removed"), "{error}");
+        let source = std::error::Error::source(&error).and_then(|source| source.downcast_ref::<std::io::Error>());
+        assert_eq!(source.map(std::io::Error::kind), Some(std::io::ErrorKind::NotFound), "{error:?}");
     }
 }

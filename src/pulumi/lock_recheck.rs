@@ -20,7 +20,7 @@ pub async fn recheck_lock(dir: PathBuf, backend: Backend, environment: ChildEnvi
             match locks.judge(&lock, true) {
                 HolderState::Gone => match locks.remove(&lock) {
                     Ok(()) => released.push(format!("removed the lock left by {}, which is gone", lock.describe())),
-                    Err(reason) => held.push(reason),
+                    Err(err) => held.push(crate::error::ErrorChain(&err).to_string()),
                 },
                 other => held.push(format!("held by {}", lock.describe_holder(&other))),
             }

@@ -51,7 +51,8 @@ pub async fn mock_outputs(
             ));
         }
         let dir = tempfile::Builder::new().prefix("runner-mocks-").tempdir().map_err(|err| err.to_string())?;
-        let url = mock_backend(dir.path(), &backend, &stack, &missing)?;
+        let url = mock_backend(dir.path(), &backend, &stack, &missing)
+            .map_err(|err| format!("cannot build the backend of mock outputs: {}", crate::error::ErrorChain(&err)))?;
         let mut environment = environment;
         environment.insert("PULUMI_BACKEND_URL".into(), url);
         let upstream = missing.into_iter().map(|upstream| upstream.path).collect();
@@ -110,19 +111,23 @@ pub fn missing_upstream(
 
 /// Builds the throwaway backend in `dir`: every state file of `stack` copied from `backend`,
 /// the mocked ones written over them. Returns its `PULUMI_BACKEND_URL`.
-pub fn mock_backend(dir: &Path, backend: &Backend, stack: &str, missing: &[MissingUpstream]) -> Result<String, String> {
-    let io = |err: std::io::Error| format!("cannot build the backend of mock outputs: {err}");
+pub fn mock_backend(
+    dir: &Path,
+    backend: &Backend,
+    stack: &str,
+    missing: &[MissingUpstream],
+) -> std::io::Result<String> {
     let stacks = dir.join(".pulumi").join("stacks");
-    std::fs::create_dir_all(&stacks).map_err(io)?;
-    std::fs::write(dir.join(".pulumi").join("meta.yaml"), "version: 1\n").map_err(io)?;
+    std::fs::create_dir_all(&stacks)?;
+    std::fs::write(dir.join(".pulumi").join("meta.yaml"), "version: 1\n")?;
     if let Some(root) = backend.local_dir() {
         for entry in std::fs::read_dir(root.join(".pulumi").join("stacks")).into_iter().flatten().flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             for file in [format!("{stack}.json"), format!("{stack}.json.gz")] {
                 let source = entry.path().join(&file);
                 if source.is_file() {
-                    std::fs::create_dir_all(stacks.join(&name)).map_err(io)?;
-                    std::fs::copy(&source, stacks.join(&name).join(&file)).map_err(io)?;
+                    std::fs::create_dir_all(stacks.join(&name))?;
+                    std::fs::copy(&source, stacks.join(&name).join(&file))?;
                 }
             }
         }
@@ -142,9 +147,9 @@ pub fn mock_backend(dir: &Path, backend: &Backend, stack: &str, missing: &[Missi
             },
         }});
         let file = state_file(dir, name, stack);
-        std::fs::create_dir_all(file.parent().unwrap_or(dir)).map_err(io)?;
+        std::fs::create_dir_all(file.parent().unwrap_or(dir))?;
         let _ = std::fs::remove_file(file.with_extension("json.gz"));
-        std::fs::write(&file, state.to_string()).map_err(io)?;
+        std::fs::write(&file, state.to_string())?;
     }
     Ok(format!("file://{}", dir.display()))
 }

@@ -13,13 +13,41 @@ use base64::Engine;
 use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM};
 use serde_yaml::Value;
 
+/// Why the `secure:` values of a stack file cannot be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum PassphraseError {
+    #[error("not valid YAML")]
+    Yaml(#[source] serde_yaml::Error),
+    #[error("no `encryptionsalt` for its `secure:` values")]
+    NoSalt,
+    #[error("`encryptionsalt` is not Pulumi's `v1:` passphrase salt")]
+    NotASalt,
+    /// `what` is `` `encryptionsalt` ``, `a nonce` or `a ciphertext`.
+    #[error("{what} is not base64")]
+    NotBase64 { what: &'static str, source: base64::DecodeError },
+    #[error("cannot make a key")]
+    Key,
+    #[error("the passphrase does not open this stack file")]
+    WrongPassphrase,
+    #[error("a `secure:` value is not Pulumi's `v1:` ciphertext")]
+    NotCiphertext,
+    #[error("a nonce is not 12 bytes")]
+    NonceLength,
+    #[error("a `secure:` value does not open")]
+    DoesNotOpen,
+}
+
+fn not_base64(what: &'static str) -> impl FnOnce(base64::DecodeError) -> PassphraseError {
+    move |source| PassphraseError::NotBase64 { what, source }
+}
+
 const ROUNDS: u32 = 1_000_000;
 const CHECK_PLAINTEXT: &[u8] = b"pulumi";
 
 /// Every `secure:` value of the stack file `text`, decrypted with `passphrase`, at any depth.
 /// A file with no `secure:` value costs no key derivation.
-pub fn decrypt_secure_values(text: &str, passphrase: &str) -> Result<Vec<String>, String> {
-    let document: Value = serde_yaml::from_str(text).map_err(|err| format!("not valid YAML: {err}"))?;
+pub fn decrypt_secure_values(text: &str, passphrase: &str) -> Result<Vec<String>, PassphraseError> {
+    let document: Value = serde_yaml::from_str(text).map_err(PassphraseError::Yaml)?;
     let mut sealed = Vec::new();
     if let Some(config) = document.get("config") {
         collect_secure(config, &mut sealed);
@@ -27,13 +55,10 @@ pub fn decrypt_secure_values(text: &str, passphrase: &str) -> Result<Vec<String>
     if sealed.is_empty() {
         return Ok(Vec::new());
     }
-    let salt =
-        document.get("encryptionsalt").and_then(Value::as_str).ok_or("no `encryptionsalt` for its `secure:` values")?;
-    let (salt, check) = salt
-        .strip_prefix("v1:")
-        .and_then(|rest| rest.split_once(':'))
-        .ok_or("`encryptionsalt` is not Pulumi's `v1:` passphrase salt")?;
-    let salt = STANDARD.decode(salt).map_err(|err| format!("`encryptionsalt` is not base64: {err}"))?;
+    let salt = document.get("encryptionsalt").and_then(Value::as_str).ok_or(PassphraseError::NoSalt)?;
+    let (salt, check) =
+        salt.strip_prefix("v1:").and_then(|rest| rest.split_once(':')).ok_or(PassphraseError::NotASalt)?;
+    let salt = STANDARD.decode(salt).map_err(not_base64("`encryptionsalt`"))?;
     let mut key = [0u8; 32];
     ring::pbkdf2::derive(
         ring::pbkdf2::PBKDF2_HMAC_SHA256,
@@ -42,9 +67,9 @@ pub fn decrypt_secure_values(text: &str, passphrase: &str) -> Result<Vec<String>
         passphrase.as_bytes(),
         &mut key,
     );
-    let key = LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &key).map_err(|_| "cannot make a key")?);
+    let key = LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &key).map_err(|_| PassphraseError::Key)?);
     if open(&key, check).ok().as_deref() != Some(CHECK_PLAINTEXT) {
-        return Err("the passphrase does not open this stack file".into());
+        return Err(PassphraseError::WrongPassphrase);
     }
     let mut values = Vec::new();
     for ciphertext in sealed {
@@ -68,15 +93,13 @@ fn collect_secure(value: &Value, out: &mut Vec<String>) {
     }
 }
 
-fn open(key: &LessSafeKey, ciphertext: &str) -> Result<Vec<u8>, String> {
-    let (nonce, sealed) = ciphertext
-        .strip_prefix("v1:")
-        .and_then(|rest| rest.split_once(':'))
-        .ok_or("a `secure:` value is not Pulumi's `v1:` ciphertext")?;
-    let nonce = STANDARD.decode(nonce).map_err(|err| format!("a nonce is not base64: {err}"))?;
-    let nonce = Nonce::try_assume_unique_for_key(&nonce).map_err(|_| "a nonce is not 12 bytes")?;
-    let mut sealed = STANDARD.decode(sealed).map_err(|err| format!("a ciphertext is not base64: {err}"))?;
-    let plain = key.open_in_place(nonce, Aad::empty(), &mut sealed).map_err(|_| "a `secure:` value does not open")?;
+fn open(key: &LessSafeKey, ciphertext: &str) -> Result<Vec<u8>, PassphraseError> {
+    let (nonce, sealed) =
+        ciphertext.strip_prefix("v1:").and_then(|rest| rest.split_once(':')).ok_or(PassphraseError::NotCiphertext)?;
+    let nonce = STANDARD.decode(nonce).map_err(not_base64("a nonce"))?;
+    let nonce = Nonce::try_assume_unique_for_key(&nonce).map_err(|_| PassphraseError::NonceLength)?;
+    let mut sealed = STANDARD.decode(sealed).map_err(not_base64("a ciphertext"))?;
+    let plain = key.open_in_place(nonce, Aad::empty(), &mut sealed).map_err(|_| PassphraseError::DoesNotOpen)?;
     Ok(plain.to_vec())
 }
 
@@ -95,7 +118,7 @@ mod tests {
     #[test]
     fn a_wrong_passphrase_is_said_not_guessed() {
         let err = decrypt_secure_values(STACK_FILE, "not-it").unwrap_err();
-        assert!(err.contains("passphrase"), "{err}");
+        assert!(matches!(err, PassphraseError::WrongPassphrase), "{err}");
     }
 
     #[test]

@@ -10,7 +10,8 @@ use super::{
 };
 use crate::cancel::{ChildEnd, ChildProcess, QUERY_TIMEOUT};
 use crate::execute::{
-    Cancellation, EventSender, ExecutionEvent, FailureDetail, OperationOutcome, ProjectCli, StackOutputs, StackTarget,
+    Cancellation, EventSender, ExecutionEvent, FailureDetail, OperationOutcome, ProjectCli, ProjectCliError,
+    StackOutputs, StackTarget,
 };
 use crate::history::StackSuccesses;
 use crate::plan::Operation;
@@ -147,7 +148,7 @@ impl ProjectCli for PulumiCli {
         .await
     }
 
-    async fn locate_stack(&self, project: &Project) -> Result<StackTarget, String> {
+    async fn locate_stack(&self, project: &Project) -> Result<StackTarget, ProjectCliError> {
         let context = &self.context;
         let dir = context.provider.dir_of(project);
         let (backend, stack, folder) = (context.backend.clone(), context.stack.clone(), dir.clone());
@@ -159,12 +160,12 @@ impl ProjectCli for PulumiCli {
             if let Some(log_folder) = log_folder {
                 let _ = std::fs::create_dir_all(log_folder);
             }
-            let manifest = PulumiManifest::load(&folder)?;
+            let manifest = PulumiManifest::load(&folder).map_err(|err| ProjectCliError::Project(Box::new(err)))?;
             let exists = backend.stack_exists(&manifest.name, &stack);
-            Ok::<_, String>((manifest, exists))
+            Ok::<_, ProjectCliError>((manifest, exists))
         })
         .await
-        .map_err(|err| format!("internal error: {err}"))??;
+        .map_err(|err| ProjectCliError::Internal(err.to_string()))??;
         if let Ok(mut files) = self.config_files.lock() {
             // A project that keeps its own stack file (MARA's secrets project) gets no shared one.
             let file = self.config_file_for(&manifest).filter(|_| !context.provider.keeps_own_stack_file(project));
@@ -249,9 +250,11 @@ impl ProjectCli for PulumiCli {
         .await;
         // Pulumi writes the event log itself: mask it too before it stays under `.runner/`.
         let mask = self.context.mask.clone();
-        let masked = tokio::task::spawn_blocking(move || mask_event_log(&event_log, &mask))
-            .await
-            .unwrap_or_else(|err| Err(format!("masking the event log stopped: {err}")));
+        let masked = tokio::task::spawn_blocking(move || {
+            mask_event_log(&event_log, &mask).map_err(|err| crate::error::ErrorChain(&err).to_string())
+        })
+        .await
+        .unwrap_or_else(|err| Err(format!("masking the event log stopped: {err}")));
         if let Err(message) = masked {
             events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
         }
@@ -260,7 +263,7 @@ impl ProjectCli for PulumiCli {
         outcome
     }
 
-    async fn read_outputs(&self, stack: &StackTarget) -> Result<StackOutputs, String> {
+    async fn read_outputs(&self, stack: &StackTarget) -> Result<StackOutputs, ProjectCliError> {
         let output = ChildProcess::new(&self.context.pulumi)
             .args(["stack", "output", "--json", "--show-secrets", "--non-interactive", "--stack", &stack.name])
             .current_dir(&stack.dir)
@@ -270,17 +273,20 @@ impl ProjectCli for PulumiCli {
             .output(&Cancellation::process())
             .await;
         if let ChildEnd::SpawnFailed(reason) = &output.end {
-            return Err(format!("cannot run {reason}"));
+            return Err(ProjectCliError::NotStarted(reason.clone()));
         }
         if !output.success() {
             let stderr = match output.stderr_text().trim() {
                 "" => output.end.describe(),
                 text => text.to_string(),
             };
-            return Err(format!("`pulumi stack output` failed: {}", self.context.mask.apply(&stderr)));
+            return Err(ProjectCliError::Failed(format!(
+                "`pulumi stack output` failed: {}",
+                self.context.mask.apply(&stderr)
+            )));
         }
         serde_json::from_slice(&output.stdout)
-            .map_err(|err| format!("`pulumi stack output --json` printed no JSON object: {err}"))
+            .map_err(|source| ProjectCliError::NoJson { command: "pulumi stack output --json", source })
     }
 
     async fn secret_output_names(&self, stack: &StackTarget) -> Option<Vec<String>> {

@@ -214,7 +214,7 @@ impl PulumiLocks<'_> {
         }
         let client = match S3Client::from_url(&self.backend.url, self.environment) {
             Some(Ok(client)) => client,
-            Some(Err(reason)) => return LockListing::Unreadable(reason),
+            Some(Err(err)) => return LockListing::Unreadable(crate::error::ErrorChain(&err).to_string()),
             None if self.backend.url.starts_with("http://") || self.backend.url.starts_with("https://") => {
                 return LockListing::NotKept
             }
@@ -227,7 +227,7 @@ impl PulumiLocks<'_> {
         for folder in folders {
             let keys = match client.list(&format!("{}{folder}", client.prefix)) {
                 Ok(keys) => keys,
-                Err(reason) => return LockListing::Unreadable(reason),
+                Err(err) => return LockListing::Unreadable(crate::error::ErrorChain(&err).to_string()),
             };
             for key in keys.into_iter().filter(|key| key.ends_with(".json")) {
                 // A lock released between the list and the get is simply not there any more.
@@ -239,21 +239,21 @@ impl PulumiLocks<'_> {
         LockListing::Read(locks)
     }
 
-    pub fn remove(&self, lock: &PulumiLock) -> Result<(), String> {
+    pub fn remove(&self, lock: &PulumiLock) -> Result<(), super::LockRemovalError> {
         match &lock.place {
             LockPlace::File(file) => {
                 match std::fs::remove_file(file) {
                     Ok(()) => {}
                     Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(err) => return Err(format!("cannot remove `{}`: {err}", file.display())),
+                    Err(err) => return Err(super::LockRemovalError::File(file.clone(), err)),
                 }
                 let _ = std::fs::remove_file(file.with_extension("json.attrs"));
                 Ok(())
             }
             LockPlace::S3Key(key) => match S3Client::from_url(&self.backend.url, self.environment) {
-                Some(Ok(client)) => client.delete(key),
-                Some(Err(reason)) => Err(reason),
-                None => Err(format!("`{}` is not an `s3://` backend", self.backend.url)),
+                Some(Ok(client)) => Ok(client.delete(key)?),
+                Some(Err(err)) => Err(err.into()),
+                None => Err(super::LockRemovalError::NotS3(self.backend.url.clone())),
             },
         }
     }

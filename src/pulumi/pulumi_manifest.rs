@@ -12,6 +12,19 @@ pub struct PulumiManifest {
     pub config_dir: Option<PathBuf>,
 }
 
+/// Why a project's `Pulumi.yaml` cannot be used; the cause kept as `source()`.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error("no `Pulumi.yaml` in `{}`", .0.display())]
+    Missing(PathBuf),
+    #[error("cannot read `{}`", .0.display())]
+    Unreadable(PathBuf, #[source] std::io::Error),
+    #[error("`{}` is not valid", .0.display())]
+    Invalid(PathBuf, #[source] serde_yaml::Error),
+    #[error("`{}` has no `name`", .0.display())]
+    Unnamed(PathBuf),
+}
+
 #[derive(Deserialize)]
 struct RawManifest {
     name: Option<String>,
@@ -22,23 +35,23 @@ struct RawManifest {
 }
 
 impl PulumiManifest {
-    pub fn load(project_dir: &Path) -> Result<Self, String> {
+    pub fn load(project_dir: &Path) -> Result<Self, ManifestError> {
         let path = ["Pulumi.yaml", "Pulumi.yml"]
             .iter()
             .map(|name| project_dir.join(name))
             .find(|path| path.is_file())
-            .ok_or_else(|| format!("no `Pulumi.yaml` in `{}`", project_dir.display()))?;
-        let text = std::fs::read_to_string(&path).map_err(|err| format!("cannot read `{}`: {err}", path.display()))?;
+            .ok_or_else(|| ManifestError::Missing(project_dir.to_path_buf()))?;
+        let text = std::fs::read_to_string(&path).map_err(|err| ManifestError::Unreadable(path.clone(), err))?;
         Self::parse(&path, &text, project_dir)
     }
 
-    pub fn parse(path: &Path, text: &str, project_dir: &Path) -> Result<Self, String> {
+    pub fn parse(path: &Path, text: &str, project_dir: &Path) -> Result<Self, ManifestError> {
         let raw: RawManifest =
-            serde_yaml::from_str(text).map_err(|err| format!("`{}` is not valid: {err}", path.display()))?;
+            serde_yaml::from_str(text).map_err(|err| ManifestError::Invalid(path.to_path_buf(), err))?;
         let name = raw
             .name
             .filter(|name| !name.trim().is_empty())
-            .ok_or_else(|| format!("`{}` has no `name`", path.display()))?;
+            .ok_or_else(|| ManifestError::Unnamed(path.to_path_buf()))?;
         let runtime = match raw.runtime {
             Some(Value::String(runtime)) => runtime,
             Some(Value::Mapping(map)) => map.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),

@@ -100,9 +100,9 @@ impl PulumiProcess<'_> {
         child.interrupt_grace = self.interrupt_grace;
         let mut child = match child.spawn() {
             Ok(child) => child,
-            Err(reason) => {
+            Err(err) => {
                 return ProcessOutcome {
-                    exit: ExitState::SpawnFailed(reason),
+                    exit: ExitState::SpawnFailed(crate::error::ErrorChain(&err).to_string()),
                     progress: OperationProgress::default(),
                     output_tail: Vec::new(),
                     cancelled: false,

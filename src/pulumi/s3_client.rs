@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use ring::{digest, hmac};
 
-use super::ChildEnvironment;
+use super::{ChildEnvironment, ObjectStoreError};
 
 /// A request to the store should answer within seconds; a preflight must never hang on it.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
@@ -30,7 +30,7 @@ pub struct S3Client {
 
 impl S3Client {
     /// `None` when `url` is not an `s3://` URL; `Err` when the credentials are missing.
-    pub fn from_url(url: &str, environment: &ChildEnvironment) -> Option<Result<Self, String>> {
+    pub fn from_url(url: &str, environment: &ChildEnvironment) -> Option<Result<Self, ObjectStoreError>> {
         let rest = url.strip_prefix("s3://")?;
         let (location, query) = rest.split_once('?').unwrap_or((rest, ""));
         let (bucket, prefix) = location.split_once('/').unwrap_or((location, ""));
@@ -60,10 +60,10 @@ impl S3Client {
         };
         let credentials = (environment.get("AWS_ACCESS_KEY_ID"), environment.get("AWS_SECRET_ACCESS_KEY"));
         let (Some(access_key), Some(secret_key)) = credentials else {
-            return Some(Err(
+            return Some(Err(ObjectStoreError::NoCredentials(
                 "`AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` are not both set: the runner cannot read the locks"
                     .into(),
-            ));
+            )));
         };
         let prefix = prefix.trim_matches('/');
         Some(Ok(Self {
@@ -80,7 +80,7 @@ impl S3Client {
     }
 
     /// Every key under `prefix` (ListObjectsV2, page after page).
-    pub fn list(&self, prefix: &str) -> Result<Vec<String>, String> {
+    pub fn list(&self, prefix: &str) -> Result<Vec<String>, ObjectStoreError> {
         let mut keys = Vec::new();
         let mut token: Option<String> = None;
         loop {
@@ -98,17 +98,17 @@ impl S3Client {
         }
     }
 
-    pub fn get(&self, key: &str) -> Result<Vec<u8>, String> {
+    pub fn get(&self, key: &str) -> Result<Vec<u8>, ObjectStoreError> {
         self.send("GET", key, &[])
     }
 
-    pub fn delete(&self, key: &str) -> Result<(), String> {
+    pub fn delete(&self, key: &str) -> Result<(), ObjectStoreError> {
         self.send("DELETE", key, &[]).map(|_| ())
     }
 
     /// One signed request on its own small runtime: the callers are synchronous (a preflight,
     /// `unlock`, or a blocking task of a run).
-    fn send(&self, method: &str, key: &str, query: &[(&str, String)]) -> Result<Vec<u8>, String> {
+    fn send(&self, method: &str, key: &str, query: &[(&str, String)]) -> Result<Vec<u8>, ObjectStoreError> {
         let path = if self.path_style { format!("/{}/{}", self.bucket, key) } else { format!("/{key}") };
         let path = if key.is_empty() && self.path_style { format!("/{}", self.bucket) } else { path };
         let canonical_uri = path.split('/').map(uri_encode).collect::<Vec<_>>().join("/");
@@ -119,32 +119,36 @@ impl S3Client {
         let now = time::OffsetDateTime::now_utc();
         let amz_date = now
             .format(&time::macros::format_description!("[year][month][day]T[hour][minute][second]Z"))
-            .map_err(|err| err.to_string())?;
+            .map_err(|err| ObjectStoreError::Internal(err.to_string()))?;
         let headers = self.signed_headers(method, &canonical_uri, &canonical_query, &amz_date);
         let url = if canonical_query.is_empty() {
             format!("{}{canonical_uri}", self.endpoint)
         } else {
             format!("{}{canonical_uri}?{canonical_query}", self.endpoint)
         };
-        let method = reqwest::Method::from_bytes(method.as_bytes()).map_err(|err| err.to_string())?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|err| format!("cannot start the async runtime: {err}"))?;
+        let method = reqwest::Method::from_bytes(method.as_bytes())
+            .map_err(|err| ObjectStoreError::Internal(err.to_string()))?;
+        let runtime =
+            tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ObjectStoreError::Runtime)?;
         runtime.block_on(async {
-            let client = reqwest::Client::builder().timeout(REQUEST_TIMEOUT).build().map_err(|err| err.to_string())?;
+            let client = reqwest::Client::builder()
+                .timeout(REQUEST_TIMEOUT)
+                .build()
+                .map_err(|err| ObjectStoreError::Internal(err.to_string()))?;
             let mut request = client.request(method, &url);
             for (name, value) in headers {
                 request = request.header(name, value);
             }
-            let response = request.send().await.map_err(|err| format!("`{url}`: {err}"))?;
+            let response =
+                request.send().await.map_err(|source| ObjectStoreError::Request { url: url.clone(), source })?;
             let status = response.status();
-            let body = response.bytes().await.map_err(|err| format!("`{url}`: {err}"))?;
+            let body =
+                response.bytes().await.map_err(|source| ObjectStoreError::Request { url: url.clone(), source })?;
             if status.is_success() {
                 Ok(body.to_vec())
             } else {
                 let code = xml_values(&String::from_utf8_lossy(&body), "Code").into_iter().next().unwrap_or_default();
-                Err(format!("`{url}` answered {status} {code}").trim_end().to_string())
+                Err(ObjectStoreError::Status { url, status, code })
             }
         })
     }

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::event_log::is_secret_value;
 use crate::cancel::{Cancellation, ChildProcess, QUERY_TIMEOUT};
+use crate::execute::ProjectCliError;
 
 /// Without `--show-secrets`, `pulumi stack output --json` prints every secret output as
 /// `"[secret]"`: the names Pulumi marks secret, for when the event log did not show the outputs
@@ -14,7 +15,7 @@ pub async fn secret_output_names(
     dir: &Path,
     stack: &str,
     env: &BTreeMap<String, String>,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, ProjectCliError> {
     let output = ChildProcess::new(pulumi)
         .args(["stack", "output", "--json", "--non-interactive", "--stack", stack])
         .current_dir(dir)
@@ -24,15 +25,18 @@ pub async fn secret_output_names(
         .output(&Cancellation::process())
         .await;
     if !output.success() {
-        return Err(format!("`pulumi stack output --json` ended with {}", output.end.describe()));
+        return Err(ProjectCliError::Failed(format!(
+            "`pulumi stack output --json` ended with {}",
+            output.end.describe()
+        )));
     }
     secret_names_in(&output.stdout)
 }
 
 /// The names whose value is a secret in what `pulumi stack output --json` printed.
-pub fn secret_names_in(json: &[u8]) -> Result<Vec<String>, String> {
+pub fn secret_names_in(json: &[u8]) -> Result<Vec<String>, ProjectCliError> {
     let outputs: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(json)
-        .map_err(|err| format!("`pulumi stack output --json` printed no JSON object: {err}"))?;
+        .map_err(|source| ProjectCliError::NoJson { command: "pulumi stack output --json", source })?;
     Ok(outputs.into_iter().filter(|(_, value)| is_secret_value(value)).map(|(name, _)| name).collect())
 }
 

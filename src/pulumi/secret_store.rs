@@ -40,7 +40,8 @@ impl SecretStore {
         };
         let Some(project) = project else { return Ok(None) };
         let project_dir = provider.dir_of(project);
-        let manifest = PulumiManifest::load(&project_dir).map_err(UserError::Usage)?;
+        let manifest = PulumiManifest::load(&project_dir)
+            .map_err(|err| UserError::Usage(crate::error::ErrorChain(&err).to_string()))?;
         let shared = root.stack_config_file(stack);
         let own_stack = secrets_project.is_some();
         let (config_file, stack_file) = match (&manifest.config_dir, own_stack) {

@@ -136,12 +136,26 @@ struct RawUpdate {
     end_time: Option<String>,
 }
 
+/// Why a stack's history could not be read; the cause kept as `source()`.
+#[derive(Debug, thiserror::Error)]
+pub enum StackHistoryError {
+    #[error(transparent)]
+    Project(#[from] super::ManifestError),
+    #[error("cannot start {0}")]
+    NotStarted(String),
+    #[error("`pulumi stack history --stack {stack}` failed: {first}")]
+    Failed { stack: String, first: String },
+    #[error("`pulumi stack history --json` printed no history")]
+    NoHistory(#[source] serde_json::Error),
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
 impl StackHistory {
     /// Parses the JSON array the CLI prints. Every entry has `"version": 0` on a self-managed
     /// backend (file, S3), so the order is taken from the times, not the versions.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let raw: Vec<RawUpdate> = serde_json::from_str(text)
-            .map_err(|err| format!("`pulumi stack history --json` printed no history: {err}"))?;
+    pub fn parse(text: &str) -> Result<Self, StackHistoryError> {
+        let raw: Vec<RawUpdate> = serde_json::from_str(text).map_err(StackHistoryError::NoHistory)?;
         let time = |text: &Option<String>| {
             text.as_deref().and_then(|text| humantime::parse_rfc3339_weak(text.trim_end_matches('Z')).ok())
         };
@@ -184,7 +198,7 @@ pub fn read_stack_history(
     environment: &ChildEnvironment,
     project_dir: &Path,
     qualified_stack: &str,
-) -> Result<Option<StackHistory>, String> {
+) -> Result<Option<StackHistory>, StackHistoryError> {
     let output = ChildProcess::new(pulumi)
         .args(["stack", "history", "--json", "--non-interactive", "--stack", qualified_stack])
         .current_dir(project_dir)
@@ -193,7 +207,7 @@ pub fn read_stack_history(
         .timeout(QUERY_TIMEOUT)
         .output_blocking(&Cancellation::process());
     if let ChildEnd::SpawnFailed(reason) = &output.end {
-        return Err(format!("cannot start {reason}"));
+        return Err(StackHistoryError::NotStarted(reason.clone()));
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.success() {
@@ -201,7 +215,7 @@ pub fn read_stack_history(
             return Ok(None);
         }
         let first = stderr.lines().find(|line| !line.trim().is_empty()).unwrap_or("no output");
-        return Err(format!("`pulumi stack history --stack {qualified_stack}` failed: {first}"));
+        return Err(StackHistoryError::Failed { stack: qualified_stack.to_string(), first: first.to_string() });
     }
     StackHistory::parse(&String::from_utf8_lossy(&output.stdout)).map(Some)
 }

@@ -285,7 +285,7 @@ fn event_log(log_dir: &Path, project: &str) -> std::path::PathBuf {
 pub fn write_markdown_report(report: &ChangeReport, path: &Path, append: bool) -> crate::error::Result<()> {
     use std::io::Write as _;
     let unwritable =
-        |err: std::io::Error| crate::error::UserError::Unwritable { path: path.to_path_buf(), reason: err.to_string() };
+        |err: std::io::Error| crate::error::UserError::Unwritable { path: path.to_path_buf(), source: err };
     if append {
         let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(unwritable)?;
         file.write_all(report.markdown().as_bytes()).map_err(unwritable)

@@ -69,9 +69,15 @@ pub async fn dispatch_events(
     summary
 }
 
+/// A reporter's panic, caught: what it said.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Panicked(String);
+
 /// Runs `work`, turning a panic into its message.
-fn contained<T>(work: impl FnOnce() -> T) -> Result<T, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|payload| panic_message(payload.as_ref()))
+fn contained<T>(work: impl FnOnce() -> T) -> Result<T, Panicked> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+        .map_err(|payload| Panicked(panic_message(payload.as_ref())))
 }
 
 /// What a panic said: its `&str` or `String` payload.

@@ -34,6 +34,15 @@ pub struct MergedFailure {
     pub diagnostics: Vec<String>,
 }
 
+/// Why reports could not be merged; the parser's or writer's error kept as `source()`.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error("`{name}` is not a runner JSON report")]
+    NotAReport { name: String, source: serde_json::Error },
+    #[error("cannot write the JUnit report")]
+    Junit(#[source] quick_junit::SerializeError),
+}
+
 #[derive(Deserialize)]
 struct ReportFile {
     provider: String,
@@ -44,9 +53,9 @@ struct ReportFile {
 
 impl MergedReport {
     /// Adds one report's text; `name` says which file in the error.
-    pub fn add(&mut self, name: &str, text: &str) -> Result<(), String> {
+    pub fn add(&mut self, name: &str, text: &str) -> Result<(), MergeError> {
         let file: ReportFile =
-            serde_json::from_str(text).map_err(|err| format!("`{name}` is not a runner JSON report: {err}"))?;
+            serde_json::from_str(text).map_err(|source| MergeError::NotAReport { name: name.to_string(), source })?;
         if self.projects.is_empty() && self.provider.is_empty() {
             self.provider = file.provider;
             self.stack = file.stack;
@@ -143,7 +152,7 @@ impl MergedReport {
     }
 
     /// For GitLab's test report: one test case per project.
-    pub fn junit(&self) -> Result<String, String> {
+    pub fn junit(&self) -> Result<String, MergeError> {
         let name = self.title();
         let mut suite = TestSuite::new(name.as_str());
         for project in self.ordered() {
@@ -176,7 +185,7 @@ impl MergedReport {
         }
         let mut junit = Report::new(name.as_str());
         junit.add_test_suite(suite);
-        junit.to_string().map_err(|err| format!("cannot write the JUnit report: {err}"))
+        junit.to_string().map_err(MergeError::Junit)
     }
 }
 
@@ -220,6 +229,6 @@ mod tests {
     #[test]
     fn a_file_that_is_no_report_is_named() {
         let error = MergedReport::default().add("x.json", "{}").unwrap_err();
-        assert!(error.contains("`x.json`"), "{error}");
+        assert!(error.to_string().contains("`x.json`"), "{error}");
     }
 }

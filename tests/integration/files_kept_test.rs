@@ -167,6 +167,8 @@ fn ext_data_commands_fail_on_a_full_stdout() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
         assert!(stderr.contains("cannot write `stdout`: No space left on device"), "{args:?}: {stderr}");
+        // The `io::Error` is the error's source: the printer shows the chain, the cause once.
+        assert_eq!(stderr.matches("No space left on device").count(), 1, "{args:?}: {stderr}");
         let fine = workspace.std_command(&args).output().unwrap();
         assert!(
             fine.status.success() && !fine.stdout.is_empty(),

@@ -57,6 +57,7 @@ mod show_test;
 mod stack_history_real_test;
 mod stack_writers_test;
 mod stopping_children_test;
+mod string_error_rule_test;
 mod team_workflows_test;
 mod terminal_colour_test;
 mod terminal_screens_test;

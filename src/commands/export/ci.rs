@@ -23,7 +23,7 @@ pub fn export_ci(settings: &Settings, ci: &CiExportSettings) -> Result<ExitStatu
     let here = std::env::current_dir().unwrap_or_default();
     if let Some(file) = &ci.check {
         let committed = std::fs::read_to_string(here.join(file))
-            .map_err(|err| UserError::Unreadable { path: file.clone(), reason: err.to_string() })?;
+            .map_err(|err| UserError::Unreadable { path: file.clone(), source: err })?;
         if committed == text {
             crate::text::stderr_line!("`{}` is what `runner export {tool}` writes now", file.display());
             return Ok(ExitStatus::Success);

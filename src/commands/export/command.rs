@@ -88,11 +88,11 @@ fn check_stream(file: &Path) -> Result<ExitStatus> {
         let mut text = String::new();
         std::io::stdin()
             .read_to_string(&mut text)
-            .map_err(|err| UserError::Unreadable { path: "stdin".into(), reason: err.to_string() })?;
+            .map_err(|err| UserError::Unreadable { path: "stdin".into(), source: err })?;
         ("stdin".to_string(), text)
     } else {
         let text = std::fs::read_to_string(file)
-            .map_err(|err| UserError::Unreadable { path: file.to_path_buf(), reason: err.to_string() })?;
+            .map_err(|err| UserError::Unreadable { path: file.to_path_buf(), source: err })?;
         (format!("`{}`", file.display()), text)
     };
     let mut documents = Vec::new();
@@ -104,7 +104,7 @@ fn check_stream(file: &Path) -> Result<ExitStatus> {
         documents.push(value);
     }
     StreamEnd::check(&text, documents.len())
-        .map_err(|problem| UserError::OperatorRules { input: name.clone(), problems: vec![problem] })?;
+        .map_err(|cut| UserError::OperatorRules { input: name.clone(), problems: vec![cut.to_string()] })?;
     let problems = check_operator_rules(&documents);
     if !problems.is_empty() {
         return Err(UserError::OperatorRules { input: name, problems });

@@ -10,7 +10,7 @@ use crate::error::{Result, UserError};
 use crate::graph::NodeIndex;
 use crate::history::ResumePoint;
 use crate::plan::Operation;
-use crate::pulumi::stack_history::{read_stack_history, StackHistory};
+use crate::pulumi::stack_history::{read_stack_history, StackHistory, StackHistoryError};
 use crate::pulumi::{Backend, ChildEnvironment, PulumiManifest};
 
 /// One stack of the provider (projects sharing a `dir` share it) and what its history says.
@@ -18,7 +18,7 @@ struct StackEntries {
     /// The projects that run on this stack.
     projects: Vec<String>,
     /// `Ok(None)`: the stack does not exist.
-    history: std::result::Result<Option<StackHistory>, String>,
+    history: std::result::Result<Option<StackHistory>, StackHistoryError>,
 }
 
 /// Every stack's history, read side by side (one `pulumi` each).
@@ -34,7 +34,7 @@ fn read_all(pulumi: &Path, environment: &ChildEnvironment, loaded: &LoadedProvid
     let backend = Backend::from_environment(environment);
     let read = |folder: &str| {
         let dir = loaded.provider.projects_root.join(folder);
-        let manifest = PulumiManifest::load(&dir).map_err(|err| err.to_string())?;
+        let manifest = PulumiManifest::load(&dir)?;
         let qualified = backend.qualified_stack(&manifest.name, stack);
         read_stack_history(pulumi, environment, &dir, &qualified)
     };
@@ -44,7 +44,9 @@ fn read_all(pulumi: &Path, environment: &ChildEnvironment, loaded: &LoadedProvid
         std::thread::scope(|scope| {
             let handles: Vec<_> = batch.iter().map(|(folder, _)| scope.spawn(|| read(folder))).collect();
             for ((_, projects), handle) in batch.iter().zip(handles) {
-                let history = handle.join().unwrap_or_else(|_| Err("reading the stack history failed".into()));
+                let history = handle
+                    .join()
+                    .unwrap_or_else(|_| Err(StackHistoryError::Internal("reading the stack history failed".into())));
                 entries.push(StackEntries { projects: projects.clone(), history });
             }
         });
@@ -85,7 +87,8 @@ pub fn check_resume_point(
                 }
                 continue;
             }
-            Err(reason) => {
+            Err(err) => {
+                let reason = crate::error::ErrorChain(&err);
                 crate::text::stderr_line!("warning: `{}`: cannot check what changed since: {reason}", names[0]);
                 continue;
             }

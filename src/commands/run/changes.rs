@@ -87,7 +87,7 @@ fn record_drift(report: &ChangeReport, summary: &RunSummary, store: &RunStore) {
         }
     }
     if let Err(err) = store.save(&record) {
-        crate::text::stderr_line!("warning: cannot record the drift in the history: {err}");
+        crate::text::stderr_line!("warning: cannot record the drift in the history: {}", err.chain());
     }
 }
 
@@ -143,7 +143,11 @@ pub fn print_shown_outputs(reader: &OutputReader<'_>, summary: &RunSummary) {
                 }
             }
             Err(message) => {
-                crate::text::stderr_line!("warning: cannot show the outputs of `{}`: {message}", result.project)
+                crate::text::stderr_line!(
+                    "warning: cannot show the outputs of `{}`: {}",
+                    result.project,
+                    crate::error::ErrorChain(message)
+                )
             }
         }
     }

@@ -91,8 +91,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         environment.set("PULUMI_CONFIG_PASSPHRASE", passphrase);
     }
     if let Some(dir) = backend.local_dir() {
-        std::fs::create_dir_all(dir)
-            .map_err(|err| UserError::Unwritable { path: dir.to_path_buf(), reason: err.to_string() })?;
+        std::fs::create_dir_all(dir).map_err(|err| UserError::Unwritable { path: dir.to_path_buf(), source: err })?;
     }
     if !pending.config_values.is_empty() {
         // Read again under the stack lock: the file may have changed since the checks read it.
@@ -124,7 +123,10 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let summary = execute_plan(settings, run, &loaded, plan, cli, store.clone(), (recovered_locks, unchanged))?;
     report_stack_locks(&loaded, &backend, &run.stack.stack, &summary);
     if let Err(err) = crate::commands::run::unchanged_skip::save_seen(settings, run, &loaded, &summary) {
-        crate::text::stderr_line!("warning: what this run saw was not kept (the next run runs its dependents): {err}");
+        crate::text::stderr_line!(
+            "warning: what this run saw was not kept (the next run runs its dependents): {}",
+            err.chain()
+        );
     }
     drop(lock);
     let table_on_stdout = !(settings.style.interactive_terminal && settings.style.stdout_terminal);
@@ -208,8 +210,7 @@ fn execute_plan(
 ) -> Result<RunSummary> {
     let run_id = new_run_id();
     let log_dir = settings.root.state_dir().join("logs").join(&run_id);
-    std::fs::create_dir_all(&log_dir)
-        .map_err(|err| UserError::Unwritable { path: log_dir.clone(), reason: err.to_string() })?;
+    std::fs::create_dir_all(&log_dir).map_err(|err| UserError::Unwritable { path: log_dir.clone(), source: err })?;
     cli.log_dir.clone_from(&log_dir);
     let graph = Arc::new(loaded.graph.clone());
     let info = RunInfo {
@@ -258,7 +259,7 @@ fn execute_plan(
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|err| UserError::Internal(format!("cannot start the async runtime: {err}")))?;
+        .map_err(|source| UserError::CannotStart { what: "the async runtime", source })?;
     let quiet_keyboard = settings.style.interactive_terminal;
     let summary = runtime.block_on(async move {
         let (events, receiver) = EventSender::channel(EVENT_BUFFER);

@@ -28,7 +28,7 @@ pub fn preflight_and_gather(context: &RunContext) -> Result<PendingConfiguration
     let mut problems = preflight.problems;
     match gather_configuration(context) {
         Err(UserError::MissingConfig { missing, .. }) => problems.extend(missing.iter().map(missing_problem)),
-        Err(other) => problems.push(other.to_string()),
+        Err(other) => problems.push(other.chain().to_string()),
         Ok(_) => {}
     }
     for note in &preflight.notes {

@@ -10,6 +10,6 @@ pub fn write_data(bytes: &[u8]) -> Result<()> {
     match out.write_all(bytes).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
         Err(err) if err.kind() == ErrorKind::BrokenPipe => Ok(()),
-        Err(err) => Err(UserError::Unwritable { path: "stdout".into(), reason: err.to_string() }),
+        Err(err) => Err(UserError::Unwritable { path: "stdout".into(), source: err }),
     }
 }

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::cancel::{Cancellation, ChildEnd, ChildProcess, QUERY_TIMEOUT};
+use crate::execute::ProjectCliError;
 use crate::provider::{Project, Provider};
 use crate::pulumi::{Backend, ChildEnvironment, PulumiManifest};
 use crate::secrets::SecretMask;
@@ -11,10 +12,10 @@ use crate::secrets::SecretMask;
 const AT_ONCE: usize = 4;
 
 /// One project's outputs, or why they could not be read.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct ProjectOutputs {
     pub project: String,
-    pub outputs: Result<serde_json::Map<String, serde_json::Value>, String>,
+    pub outputs: Result<serde_json::Map<String, serde_json::Value>, ProjectCliError>,
     /// False when the stack does not exist yet: no outputs, and no error either.
     pub deployed: bool,
 }
@@ -44,7 +45,7 @@ impl OutputReader<'_> {
                     .map(|(handle, project)| {
                         handle.join().unwrap_or_else(|_| ProjectOutputs {
                             project: project.path.to_string(),
-                            outputs: Err("internal error while reading outputs".into()),
+                            outputs: Err(ProjectCliError::Internal("a thread reading outputs stopped".into())),
                             deployed: true,
                         })
                     })
@@ -70,8 +71,8 @@ impl OutputReader<'_> {
         ProjectOutputs { project: project.path.to_string(), outputs, deployed: true }
     }
 
-    fn read_dir(&self, dir: &Path) -> Result<serde_json::Map<String, serde_json::Value>, String> {
-        let manifest = PulumiManifest::load(dir)?;
+    fn read_dir(&self, dir: &Path) -> Result<serde_json::Map<String, serde_json::Value>, ProjectCliError> {
+        let manifest = PulumiManifest::load(dir).map_err(|err| ProjectCliError::Project(Box::new(err)))?;
         let stack = self.backend.qualified_stack(&manifest.name, self.stack);
         let mut args = vec!["stack", "output", "--json", "--non-interactive", "--stack", &stack];
         if self.show_secrets {
@@ -85,7 +86,7 @@ impl OutputReader<'_> {
             .timeout(QUERY_TIMEOUT)
             .output_blocking(&Cancellation::process());
         if let ChildEnd::SpawnFailed(reason) = &output.end {
-            return Err(format!("cannot run {reason}"));
+            return Err(ProjectCliError::NotStarted(reason.clone()));
         }
         if !output.success() {
             let stderr = match output.stderr_text() {
@@ -93,10 +94,13 @@ impl OutputReader<'_> {
                 text => text,
             };
             let message = stderr.lines().rev().find(|line| line.trim_start().starts_with("error:")).unwrap_or(&stderr);
-            return Err(format!("`pulumi stack output` failed: {}", self.mask.apply(message.trim())));
+            return Err(ProjectCliError::Failed(format!(
+                "`pulumi stack output` failed: {}",
+                self.mask.apply(message.trim())
+            )));
         }
         let outputs: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&output.stdout)
-            .map_err(|err| format!("`pulumi stack output --json` printed no JSON object: {err}"))?;
+            .map_err(|source| ProjectCliError::NoJson { command: "pulumi stack output --json", source })?;
         if self.show_secrets {
             return Ok(outputs);
         }
