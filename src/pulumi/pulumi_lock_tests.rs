@@ -94,14 +94,27 @@ fn a_pulumi_whose_runner_is_gone_is_an_orphan() {
     owned.wait().unwrap();
 }
 
+/// Without credentials the runner reads, no store's locks are read: unknown holders, never gone,
+/// and the reason names the backend without its query.
 #[test]
 fn backends_without_readable_locks_are_never_gone() {
-    for url in ["azblob://state", "gs://state", "s3://state"] {
+    for url in ["azblob://state?localemu=true", "gs://state", "s3://state", "ftp://state"] {
         let root = crate::config::RepositoryRoot::unchecked(std::path::Path::new("/nonexistent"));
         let environment =
             ChildEnvironment::build([("PULUMI_BACKEND_URL".to_string(), url.to_string())], &Default::default(), &root);
         let backend = Backend::from_environment(&environment);
         let listing = (PulumiLocks { backend: &backend, environment: &environment }).read("net", "dev");
-        assert!(matches!(listing, LockListing::Unreadable(_)), "{url}: {listing:?}");
+        let LockListing::Unreadable(reason) = listing else { panic!("{url}: {listing:?}") };
+        assert!(reason.contains(url.split('?').next().unwrap()) && !reason.contains('?'), "{reason}");
+    }
+}
+
+/// Every variable a store client reads a credential from is secret to `SecretRule`, wherever it
+/// comes from, so masking covers it in every printed form.
+#[test]
+fn every_object_store_credential_is_a_secret() {
+    let rule = crate::secrets::SecretRule::default();
+    for name in super::super::object_store::CREDENTIAL_VARIABLES {
+        assert!(rule.inherited_is_secret(name) && rule.entry_is_secret(name), "{name}");
     }
 }
