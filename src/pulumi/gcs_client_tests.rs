@@ -47,3 +47,21 @@ fn missing_or_bad_credentials_are_named_without_their_values() {
         assert!(!error.contains("very-secret\""), "{error}");
     }
 }
+
+/// `GOOGLE_APPLICATION_CREDENTIALS` names a service-account key file; the token comes from the
+/// key's `token_uri` (a loopback server here).
+#[test]
+fn a_key_file_is_exchanged_for_a_bearer_token() {
+    let address = test_servers::serve("127.0.0.1:0", None, super::super::gcs_service_account::tests::TOKEN_ANSWER);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("key.json");
+    std::fs::write(&file, super::super::gcs_service_account::tests::key_json(&format!("http://{address}/token")))
+        .unwrap();
+    let file = file.display().to_string();
+    let client =
+        GcsClient::from_url("gs://state", &environment(&[("GOOGLE_APPLICATION_CREDENTIALS", &file)])).unwrap().unwrap();
+    assert_eq!(client.token.as_deref(), Some("ya29.test"));
+}
+
+#[path = "../../tests/support/test_servers.rs"]
+mod test_servers;

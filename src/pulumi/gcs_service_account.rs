@@ -85,3 +85,7 @@ impl GcsServiceAccount {
             })
     }
 }
+
+#[cfg(test)]
+#[path = "gcs_service_account_tests.rs"]
+pub mod tests;

@@ -73,7 +73,7 @@ fn a_killed_updates_lock_is_removed_by_the_next_run(kind: BlobKind) {
     while std::path::Path::new(&format!("/proc/{pulumi_pid}")).exists() {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(lock_keys(&store), [key.clone()], "the killed pulumi must have left its lock");
+    assert_eq!(lock_keys(&store), [key], "the killed pulumi must have left its lock");
 
     workspace.file("projects/slow/Pulumi.yaml", "name: slow\nruntime: yaml\noutputs:\n  value: done\n");
     let recovered = workspace.run(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"]);
@@ -98,7 +98,7 @@ fn unknown_and_live_holders_are_named_and_kept_unless_forced(kind: BlobKind) {
         .expect_code(2)
         .expect_stderr_contains("`pulumi` pid 4242 of `root@another-host` since 2026-11-22T22:05:19Z")
         .expect_stderr_contains("runner unlock --provider one --stack dev --force");
-    assert_eq!(lock_keys(&store), [remote.clone()]);
+    assert_eq!(lock_keys(&store), [remote]);
 
     let mut holder = std::process::Command::new("sleep").arg("120").spawn().unwrap();
     let host = this_host();
