@@ -52,7 +52,31 @@ fn missing_or_bad_credentials_are_named_without_their_values() {
 /// key's `token_uri` (a loopback server here).
 #[test]
 fn a_key_file_is_exchanged_for_a_bearer_token() {
-    let address = test_servers::serve("127.0.0.1:0", None, super::super::gcs_service_account::tests::TOKEN_ANSWER);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        let (mut socket, _) = listener.accept().unwrap();
+        // The whole request is read first: closing with unread bytes would reset the connection.
+        let mut request = Vec::new();
+        let mut chunk = [0; 4096];
+        while let Ok(read @ 1..) = socket.read(&mut chunk) {
+            request.extend_from_slice(&chunk[..read]);
+            let text = String::from_utf8_lossy(&request);
+            let Some((head, body)) = text.split_once("\r\n\r\n") else { continue };
+            let length = head
+                .lines()
+                .find_map(|line| {
+                    line.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_string())
+                })
+                .and_then(|value| value.parse::<usize>().ok())
+                .unwrap_or(0);
+            if body.len() >= length {
+                break;
+            }
+        }
+        socket.write_all(super::super::gcs_service_account::tests::TOKEN_ANSWER).unwrap();
+    });
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("key.json");
     std::fs::write(&file, super::super::gcs_service_account::tests::key_json(&format!("http://{address}/token")))
@@ -62,6 +86,3 @@ fn a_key_file_is_exchanged_for_a_bearer_token() {
         GcsClient::from_url("gs://state", &environment(&[("GOOGLE_APPLICATION_CREDENTIALS", &file)])).unwrap().unwrap();
     assert_eq!(client.token.as_deref(), Some("ya29.test"));
 }
-
-#[path = "../../tests/support/test_servers.rs"]
-mod test_servers;
