@@ -118,3 +118,47 @@ fn every_object_store_credential_is_a_secret() {
         assert!(rule.inherited_is_secret(name) && rule.entry_is_secret(name), "{name}");
     }
 }
+
+/// A store that cannot be reached is named in the reason, and no credential of any store is:
+/// a SAS token rides in the request's query, a key or token in its headers or body.
+#[test]
+fn an_unreachable_store_is_named_without_any_credential() {
+    let dir = tempfile::tempdir().unwrap();
+    let key_file = dir.path().join("key.json");
+    let key = serde_json::json!({
+        "client_email": "runner@test", "private_key": "-----BEGIN PRIVATE KEY-----\nsecret-key-text\n-----END PRIVATE KEY-----\n",
+        "token_uri": "http://127.0.0.1:1/token?secret-query=1",
+    });
+    std::fs::write(&key_file, key.to_string()).unwrap();
+    let key_file = key_file.display().to_string();
+    let cases: [(&str, &[(&str, &str)], &str); 4] = [
+        (
+            "azblob://state?domain=127.0.0.1:1&protocol=http",
+            &[("AZURE_STORAGE_ACCOUNT", "acct"), ("AZURE_STORAGE_SAS_TOKEN", "sv=1&sig=secret-sas")],
+            "127.0.0.1:1/acct/state",
+        ),
+        (
+            "azblob://state?domain=127.0.0.1:1&protocol=http",
+            &[("AZURE_STORAGE_ACCOUNT", "acct"), ("AZURE_STORAGE_KEY", "c2VjcmV0LWtleQ==")],
+            "127.0.0.1:1/acct/state",
+        ),
+        ("gs://state", &[("STORAGE_EMULATOR_HOST", "127.0.0.1:1")], "127.0.0.1:1/storage/v1/b/state/o"),
+        ("gs://state", &[("GOOGLE_APPLICATION_CREDENTIALS", &key_file)], "gs://state"),
+    ];
+    for (url, vars, named) in cases {
+        let root = crate::config::RepositoryRoot::unchecked(dir.path());
+        let vars = vars.iter().map(|(k, v)| (k.to_string(), v.to_string()));
+        let environment = ChildEnvironment::build(
+            vars.chain([("PULUMI_BACKEND_URL".to_string(), url.to_string())]),
+            &Default::default(),
+            &root,
+        );
+        let backend = Backend::from_environment(&environment);
+        let listing = (PulumiLocks { backend: &backend, environment: &environment }).read("net", "dev");
+        let LockListing::Unreadable(reason) = listing else { panic!("{url}: {listing:?}") };
+        assert!(reason.contains(named), "{url}: {reason}");
+        for secret in ["secret", "c2VjcmV0", "sig="] {
+            assert!(!reason.contains(secret), "{url}: {reason}");
+        }
+    }
+}
