@@ -33,7 +33,10 @@ fn binary(variable: &str, build: &str, name: &str, script: &str) -> PathBuf {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BlobKind {
+    /// Azurite, with the account's Shared Key.
     Azurite,
+    /// Azurite, with an account SAS token and no key.
+    AzuriteSas,
     FakeGcs,
 }
 
@@ -50,7 +53,7 @@ impl BlobStore {
         let port = free_port();
         let log = std::fs::File::create(root.with_extension("log")).unwrap();
         let mut command = match kind {
-            BlobKind::Azurite => {
+            BlobKind::Azurite | BlobKind::AzuriteSas => {
                 let mut command =
                     Command::new(binary("RUNNER_AZURITE_BIN", AZURITE_BUILD, "azurite-blob", "install-azurite.sh"));
                 command.args(["--blobHost", "127.0.0.1", "--blobPort", &port.to_string(), "--silent"]);
@@ -81,7 +84,9 @@ impl BlobStore {
             std::thread::sleep(Duration::from_millis(50));
         }
         match kind {
-            BlobKind::Azurite => store.azure("PUT", &format!("{CONTAINER}?restype=container"), Vec::new()),
+            BlobKind::Azurite | BlobKind::AzuriteSas => {
+                store.azure("PUT", &format!("{CONTAINER}?restype=container"), Vec::new())
+            }
             BlobKind::FakeGcs => store.request("POST", "storage/v1/b", vec![], br#"{"name":"state"}"#.to_vec()),
         };
         store
@@ -90,7 +95,9 @@ impl BlobStore {
     /// `PULUMI_BACKEND_URL` for the container.
     pub fn url(&self) -> String {
         match self.kind {
-            BlobKind::Azurite => format!("azblob://{CONTAINER}?domain=127.0.0.1:{}&protocol=http", self.port),
+            BlobKind::Azurite | BlobKind::AzuriteSas => {
+                format!("azblob://{CONTAINER}?domain=127.0.0.1:{}&protocol=http", self.port)
+            }
             BlobKind::FakeGcs => format!("gs://{CONTAINER}"),
         }
     }
@@ -102,6 +109,9 @@ impl BlobStore {
             BlobKind::Azurite => {
                 vec![("AZURE_STORAGE_ACCOUNT", AZURITE_ACCOUNT.into()), ("AZURE_STORAGE_KEY", AZURITE_KEY.into())]
             }
+            BlobKind::AzuriteSas => {
+                vec![("AZURE_STORAGE_ACCOUNT", AZURITE_ACCOUNT.into()), ("AZURE_STORAGE_SAS_TOKEN", account_sas())]
+            }
             BlobKind::FakeGcs => vec![
                 ("STORAGE_EMULATOR_HOST", format!("127.0.0.1:{}", self.port)),
                 ("GOOGLE_OAUTH_ACCESS_TOKEN", "emulator-needs-no-token".into()),
@@ -111,7 +121,9 @@ impl BlobStore {
 
     pub fn put(&self, key: &str, content: &str) {
         match self.kind {
-            BlobKind::Azurite => self.azure("PUT", &format!("{CONTAINER}/{key}"), content.as_bytes().to_vec()),
+            BlobKind::Azurite | BlobKind::AzuriteSas => {
+                self.azure("PUT", &format!("{CONTAINER}/{key}"), content.as_bytes().to_vec())
+            }
             BlobKind::FakeGcs => {
                 let path = format!("upload/storage/v1/b/{CONTAINER}/o?uploadType=media&name={}", encode(key));
                 self.request("POST", &path, vec![], content.as_bytes().to_vec())
@@ -121,7 +133,7 @@ impl BlobStore {
 
     pub fn get(&self, key: &str) -> Vec<u8> {
         match self.kind {
-            BlobKind::Azurite => self.azure("GET", &format!("{CONTAINER}/{key}"), Vec::new()),
+            BlobKind::Azurite | BlobKind::AzuriteSas => self.azure("GET", &format!("{CONTAINER}/{key}"), Vec::new()),
             BlobKind::FakeGcs => {
                 self.request("GET", &format!("storage/v1/b/{CONTAINER}/o/{}?alt=media", encode(key)), vec![], vec![])
             }
@@ -131,7 +143,7 @@ impl BlobStore {
     /// Every key under `prefix`.
     pub fn keys(&self, prefix: &str) -> Vec<String> {
         match self.kind {
-            BlobKind::Azurite => {
+            BlobKind::Azurite | BlobKind::AzuriteSas => {
                 let body =
                     self.azure("GET", &format!("{CONTAINER}?restype=container&comp=list&prefix={prefix}"), vec![]);
                 let body = String::from_utf8(body).unwrap();
@@ -203,6 +215,17 @@ impl BlobStore {
             bytes
         })
     }
+}
+
+/// An account SAS for blobs (read, write, delete, list, add, create) until 2099, signed with the
+/// development key: the string to sign of version 2019-12-12.
+pub fn account_sas() -> String {
+    let (version, permissions, expiry) = ("2019-12-12", "rwdlac", "2099-01-01T00:00:00Z");
+    let to_sign = format!("{AZURITE_ACCOUNT}\n{permissions}\nb\nsco\n\n{expiry}\n\n\n{version}\n");
+    let key = base64::engine::general_purpose::STANDARD.decode(AZURITE_KEY).unwrap();
+    let tag = ring::hmac::sign(&ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &key), to_sign.as_bytes());
+    let signature = base64::engine::general_purpose::STANDARD.encode(tag.as_ref());
+    format!("sv={version}&ss=b&srt=sco&sp={permissions}&se={}&sig={}", encode(expiry), encode(&signature))
 }
 
 fn encode(text: &str) -> String {

@@ -55,11 +55,19 @@ fn a_killed_updates_lock_is_removed_by_the_next_run(kind: BlobKind) {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
+    // The update holds its lock once its program reads the FIFO (a writer can open it then);
+    // creating the stack before took a lock too, for a moment. The writer stays open, so the
+    // program never reads an end of file.
+    let fifo_path = workspace.path("projects/slow/fifo");
+    let open_writer = || std::fs::OpenOptions::new().write(true).custom_flags(O_NONBLOCK).open(&fifo_path);
     let deadline = Instant::now() + Duration::from_secs(120);
-    while lock_keys(&store).is_empty() {
+    let _writer = loop {
         assert!(Instant::now() < deadline, "pulumi never took its lock");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+        match open_writer() {
+            Ok(writer) if !lock_keys(&store).is_empty() => break writer,
+            _ => std::thread::sleep(Duration::from_millis(100)),
+        }
+    };
     let key = lock_keys(&store).remove(0);
     let lock: serde_json::Value = serde_json::from_slice(&store.get(&key)).unwrap();
     let pulumi_pid = lock["pid"].as_i64().unwrap() as i32;
@@ -69,7 +77,6 @@ fn a_killed_updates_lock_is_removed_by_the_next_run(kind: BlobKind) {
         kill(-pulumi_pid, 9);
     }
     runner.wait().unwrap();
-    let _ = std::fs::OpenOptions::new().write(true).custom_flags(0o4000).open(workspace.path("projects/slow/fifo"));
     while std::path::Path::new(&format!("/proc/{pulumi_pid}")).exists() {
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -121,6 +128,12 @@ fn unknown_and_live_holders_are_named_and_kept_unless_forced(kind: BlobKind) {
         forced.stdout()
     );
     assert!(lock_keys(&store).is_empty(), "`--force` removes the locks: {:?}", lock_keys(&store));
+    for output in [&stopped, &refused, &forced] {
+        for (_, credential) in store.environment() {
+            let printed = format!("{}{}", output.stdout(), output.stderr());
+            assert!(!printed.contains(credential.as_str()) || credential.starts_with("127.0.0.1"), "{printed}");
+        }
+    }
     holder.kill().unwrap();
     holder.wait().unwrap();
 }
@@ -140,10 +153,19 @@ fn ext_azblob_unknown_and_live_holders_are_named_and_kept_unless_forced() {
     unknown_and_live_holders_are_named_and_kept_unless_forced(BlobKind::Azurite);
 }
 
+/// The same with a SAS token instead of the key: list, get and delete carry the token.
+#[test]
+fn ext_azblob_sas_unknown_and_live_holders_are_named_and_kept_unless_forced() {
+    unknown_and_live_holders_are_named_and_kept_unless_forced(BlobKind::AzuriteSas);
+}
+
 #[test]
 fn ext_gs_unknown_and_live_holders_are_named_and_kept_unless_forced() {
     unknown_and_live_holders_are_named_and_kept_unless_forced(BlobKind::FakeGcs);
 }
+
+/// `O_NONBLOCK`: opening a FIFO for writing fails while it has no reader.
+const O_NONBLOCK: i32 = 0o4000;
 
 extern "C" {
     fn kill(pid: i32, signal: i32) -> i32;
