@@ -131,7 +131,8 @@ fn an_unreachable_store_is_named_without_any_credential() {
     });
     std::fs::write(&key_file, key.to_string()).unwrap();
     let key_file = key_file.display().to_string();
-    let cases: [(&str, &[(&str, &str)], &str); 4] = [
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+    let cases: [Case; 4] = [
         (
             "azblob://state?domain=127.0.0.1:1&protocol=http",
             &[("AZURE_STORAGE_ACCOUNT", "acct"), ("AZURE_STORAGE_SAS_TOKEN", "sv=1&sig=secret-sas")],
