@@ -46,3 +46,7 @@ pub const CREDENTIAL_VARIABLES: &[&str] = &[
     "GOOGLE_OAUTH_ACCESS_TOKEN",
     "GOOGLE_CREDENTIALS",
 ];
+
+#[cfg(test)]
+#[path = "object_store_tests.rs"]
+mod tests;
