@@ -49,4 +49,4 @@ pub const CREDENTIAL_VARIABLES: &[&str] = &[
 
 #[cfg(test)]
 #[path = "object_store_tests.rs"]
-mod tests;
+pub mod tests;

@@ -1,8 +1,8 @@
 use super::*;
 
-/// A loopback server that answers each request with the body of the first `(needle, body)`
-/// whose needle is in the request line; returns its address and the request lines it saw.
-fn pages(answers: &'static [(&'static str, &'static str)]) -> (String, std::sync::mpsc::Receiver<String>) {
+/// A loopback server that answers each request with the first `(needle, body)` whose needle is
+/// in the request line (a body `403` or `404` is that status); returns its address and the request lines.
+pub fn pages(answers: &'static [(&'static str, &'static str)]) -> (String, std::sync::mpsc::Receiver<String>) {
     use std::io::{Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap().to_string();
@@ -18,8 +18,13 @@ fn pages(answers: &'static [(&'static str, &'static str)]) -> (String, std::sync
             let line = String::from_utf8_lossy(&head).lines().next().unwrap_or_default().to_string();
             let body = answers.iter().find(|(needle, _)| line.contains(needle)).map_or("", |(_, body)| body);
             let _ = seen.send(line);
+            let (status, body) = match body {
+                "403" => ("403 Forbidden", ""),
+                "404" => ("404 Not Found", ""),
+                body => ("200 OK", body),
+            };
             let answer =
-                format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+                format!("HTTP/1.1 {status}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
             let _ = socket.write_all(answer.as_bytes());
         }
     });

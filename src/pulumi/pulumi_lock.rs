@@ -202,9 +202,12 @@ impl PulumiLocks<'_> {
                 Err(reason) => return LockListing::Unreadable(reason.to_string()),
             };
             for key in keys.into_iter().filter(|key| key.ends_with(".json")) {
-                // A lock released between the list and the get is simply not there any more.
-                if let Ok(content) = client.get(&key) {
-                    locks.push(parsed(LockPlace::StoreKey(key), Some(&content)));
+                match client.get(&key) {
+                    Ok(content) => locks.push(parsed(LockPlace::StoreKey(key), Some(&content))),
+                    // A lock released between the list and the get is simply not there any more.
+                    Err(err) if err.is_not_found() => {}
+                    // There but unreadable: a lock whose holder is unknown, never no lock.
+                    Err(_) => locks.push(parsed(LockPlace::StoreKey(key), None)),
                 }
             }
         }
@@ -228,8 +231,8 @@ impl PulumiLocks<'_> {
                     Err(err) if !err.is_not_found() => Err(err.to_string()),
                     _ => Ok(()),
                 },
-                Some(Err(reason)) => Err(reason.to_string()),
-                None => Err(format!("`{}` is not an object-store backend", self.backend.url)),
+                Some(Err(reason)) => Err(format!("`{}`: {reason}", shown_url(&self.backend.url))),
+                None => Err(format!("`{}` is not an object-store backend", shown_url(&self.backend.url))),
             },
         }
     }

@@ -163,3 +163,31 @@ fn an_unreachable_store_is_named_without_any_credential() {
         }
     }
 }
+
+/// A lock object the store lists but refuses to give is a lock of an unknown holder, never no
+/// lock (the run would otherwise go on under a live update); one gone since the list is none.
+#[test]
+fn a_lock_the_store_will_not_give_is_unreadable_not_absent() {
+    static ANSWERS: &[(&str, &str)] = &[
+        ("locked.json", "403"),
+        ("released.json", "404"),
+        (
+            "/o?prefix=.pulumi%2Flocks%2Forganization",
+            r#"{"items":[{"name":".pulumi/locks/organization/net/dev/locked.json"},{"name":".pulumi/locks/organization/net/dev/released.json"}]}"#,
+        ),
+        ("/o?prefix=", "{}"),
+    ];
+    let (address, _) = super::super::object_store::tests::pages(ANSWERS);
+    let root = crate::config::RepositoryRoot::unchecked(std::path::Path::new("/nonexistent"));
+    let vars = [("PULUMI_BACKEND_URL", "gs://state"), ("STORAGE_EMULATOR_HOST", address.as_str())];
+    let environment =
+        ChildEnvironment::build(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())), &Default::default(), &root);
+    let backend = Backend::from_environment(&environment);
+    let LockListing::Read(locks) = (PulumiLocks { backend: &backend, environment: &environment }).read("net", "dev")
+    else {
+        panic!("the list was read")
+    };
+    assert_eq!(locks.len(), 1, "{locks:?}");
+    assert_eq!((locks[0].pid, locks[0].holder()), (0, HolderState::Unknown));
+    assert!(locks[0].describe().contains("an unreadable lock (`.pulumi/locks/organization/net/dev/locked.json`)"));
+}
