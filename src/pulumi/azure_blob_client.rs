@@ -16,6 +16,9 @@ use super::ChildEnvironment;
 /// A version every Azure Storage endpoint and Azurite serve, with Shared Key as documented.
 const API_VERSION: &str = "2021-12-02";
 
+/// The container's URL, a SAS token, a Shared Key: what `from_url` finds.
+type Access = (String, Option<String>, Option<(String, Vec<u8>)>);
+
 /// Where the container is and how to authenticate to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AzureBlobClient {
@@ -47,12 +50,7 @@ impl AzureBlobClient {
         }))
     }
 
-    #[allow(clippy::type_complexity)]
-    fn resolve(
-        container: &str,
-        query: &str,
-        environment: &ChildEnvironment,
-    ) -> Result<(String, Option<String>, Option<(String, Vec<u8>)>), ObjectStoreError> {
+    fn resolve(container: &str, query: &str, environment: &ChildEnvironment) -> Result<Access, ObjectStoreError> {
         let variable = |name: &str| environment.get(name).filter(|value| !value.is_empty()).map(str::to_string);
         let connection: BTreeMap<String, String> = variable("AZURE_STORAGE_CONNECTION_STRING")
             .or_else(|| variable("AZURE_STORAGEBLOB_CONNECTIONSTRING"))
