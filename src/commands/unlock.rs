@@ -12,8 +12,8 @@ use crate::pulumi::{Backend, ChildEnvironment, HolderState, LockListing, PulumiL
 /// when its holder is provably gone (a `pulumi` of this host that is dead or a zombie, or
 /// orphaned by a runner that died, stopped first); any other holder is named and the command
 /// fails, unless `--force`, which removes the lock after saying who held it and since when.
-/// Where locks cannot be read (`azblob://`, `gs://`, the Pulumi Cloud) only `--force` acts,
-/// through `pulumi cancel`.
+/// Where locks cannot be read (the Pulumi Cloud, a store without credentials the runner reads)
+/// only `--force` acts, through `pulumi cancel`.
 pub fn unlock(settings: &Settings, stack: &StackSettings, force: bool) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &stack.provider)?;
     let command = unlock_command(&loaded.provider.name, &stack.stack);

@@ -7,8 +7,13 @@ use super::ObjectStoreError;
 pub enum LockRemovalError {
     #[error("cannot remove `{}`", .0.display())]
     File(PathBuf, #[source] std::io::Error),
-    #[error(transparent)]
-    Store(#[from] ObjectStoreError),
-    #[error("`{0}` is not an `s3://` backend")]
-    NotS3(String),
+    /// The store, named by its URL without the query (where a SAS token lives).
+    #[error("`{url}`")]
+    Store {
+        url: String,
+        #[source]
+        source: ObjectStoreError,
+    },
+    #[error("`{0}` is not an object-store backend")]
+    NotObjectStore(String),
 }

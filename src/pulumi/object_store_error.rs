@@ -1,17 +1,31 @@
-/// Why a request to a state backend's object store (the locks of an `s3://` backend) failed;
-/// the HTTP client's error kept as `source()`.
+//! Why a request to a backend's object store (S3, Azure Blob, Google Cloud Storage) failed. Every
+//! variant names the store by a URL without its query: a SAS token lives there, and reqwest's
+//! own errors would print it (`without_url`).
+
+/// A failed list, get or delete of a lock object, or a store the runner cannot sign for.
 #[derive(Debug, thiserror::Error)]
 pub enum ObjectStoreError {
-    /// The credentials the runner gives its children do not reach the store: which are missing.
+    /// The environment lacks what the runner signs with; the text names the variables read.
     #[error("{0}")]
-    NoCredentials(String),
-    #[error("`{url}`")]
-    Request { url: String, source: reqwest::Error },
-    /// `code` is the store's own error code (`AccessDenied`), empty when it sent none.
-    #[error("{}", format!("`{url}` answered {status} {code}").trim_end())]
+    MissingCredentials(String),
+    /// A credential is there but not usable (a key that is not base64, an unparsable key file).
+    #[error("{0}")]
+    InvalidCredentials(String),
+    #[error("`{url}`: {source}")]
+    Request {
+        url: String,
+        #[source]
+        source: reqwest::Error,
+    },
+    #[error("`{url}` answered {status}{}", if code.is_empty() { String::new() } else { format!(" {code}") })]
     Status { url: String, status: reqwest::StatusCode, code: String },
-    #[error("cannot start the async runtime")]
+    #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),
-    #[error("{0}")]
-    Internal(String),
+}
+
+impl ObjectStoreError {
+    /// The object is not there (deleted by its holder between a list and a delete).
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Self::Status { status, .. } if *status == reqwest::StatusCode::NOT_FOUND)
+    }
 }

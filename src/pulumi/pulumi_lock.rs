@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use super::s3_client::S3Client;
+use super::object_store::open_object_store;
+use super::object_store_response::shown_url;
 use super::{Backend, ChildEnvironment, MARKER_VARIABLE};
 use crate::history::{host_name, process_alive, EndedProcesses};
 
@@ -28,7 +29,8 @@ struct LockContent {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum LockPlace {
     File(PathBuf),
-    S3Key(String),
+    /// A key in the backend's object store (S3, Azure Blob, Google Cloud Storage).
+    StoreKey(String),
 }
 
 /// One lock on a stack and who holds it.
@@ -79,7 +81,7 @@ impl PulumiLock {
     pub fn location(&self) -> String {
         match &self.place {
             LockPlace::File(path) => path.display().to_string(),
-            LockPlace::S3Key(key) => key.clone(),
+            LockPlace::StoreKey(key) => key.clone(),
         }
     }
 
@@ -145,8 +147,8 @@ pub enum LockListing {
     /// The backend keeps its locks where the runner does not read them (the Pulumi Cloud
     /// service refuses a second update itself).
     NotKept,
-    /// Locks exist there but cannot be read (`azblob://`, `gs://`, or the store failed): their
-    /// holders are unknown, never gone.
+    /// Locks exist there but cannot be read (no credentials the runner reads, an unknown
+    /// scheme, or the store failed): their holders are unknown, never gone.
     Unreadable(String),
 }
 
@@ -212,27 +214,36 @@ impl PulumiLocks<'_> {
                     .collect(),
             );
         }
-        let client = match S3Client::from_url(&self.backend.url, self.environment) {
+        let client = match open_object_store(&self.backend.url, self.environment) {
             Some(Ok(client)) => client,
-            Some(Err(err)) => return LockListing::Unreadable(crate::error::ErrorChain(&err).to_string()),
+            Some(Err(err)) => {
+                let reason = crate::error::ErrorChain(&err);
+                return LockListing::Unreadable(format!("`{}`: {reason}", shown_url(&self.backend.url)));
+            }
             None if self.backend.url.starts_with("http://") || self.backend.url.starts_with("https://") => {
                 return LockListing::NotKept
             }
             None => {
                 let scheme = self.backend.url.split("://").next().unwrap_or_default();
-                return LockListing::Unreadable(format!("the runner cannot read locks on `{scheme}://` backends"));
+                return LockListing::Unreadable(format!(
+                    "`{}`: the runner cannot read locks on `{scheme}://` backends",
+                    shown_url(&self.backend.url)
+                ));
             }
         };
         let mut locks = Vec::new();
         for folder in folders {
-            let keys = match client.list(&format!("{}{folder}", client.prefix)) {
+            let keys = match client.list(&format!("{}{folder}", client.prefix())) {
                 Ok(keys) => keys,
                 Err(err) => return LockListing::Unreadable(crate::error::ErrorChain(&err).to_string()),
             };
             for key in keys.into_iter().filter(|key| key.ends_with(".json")) {
-                // A lock released between the list and the get is simply not there any more.
-                if let Ok(content) = client.get(&key) {
-                    locks.push(parsed(LockPlace::S3Key(key), Some(&content)));
+                match client.get(&key) {
+                    Ok(content) => locks.push(parsed(LockPlace::StoreKey(key), Some(&content))),
+                    // A lock released between the list and the get is simply not there any more.
+                    Err(err) if err.is_not_found() => {}
+                    // There but unreadable: a lock whose holder is unknown, never no lock.
+                    Err(_) => locks.push(parsed(LockPlace::StoreKey(key), None)),
                 }
             }
         }
@@ -250,11 +261,18 @@ impl PulumiLocks<'_> {
                 let _ = std::fs::remove_file(file.with_extension("json.attrs"));
                 Ok(())
             }
-            LockPlace::S3Key(key) => match S3Client::from_url(&self.backend.url, self.environment) {
-                Some(Ok(client)) => Ok(client.delete(key)?),
-                Some(Err(err)) => Err(err.into()),
-                None => Err(super::LockRemovalError::NotS3(self.backend.url.clone())),
-            },
+            LockPlace::StoreKey(key) => {
+                let store = |source| super::LockRemovalError::Store { url: shown_url(&self.backend.url), source };
+                match open_object_store(&self.backend.url, self.environment) {
+                    // Released by its holder since it was read: nothing is left to remove.
+                    Some(Ok(client)) => match client.delete(key) {
+                        Err(err) if !err.is_not_found() => Err(store(err)),
+                        _ => Ok(()),
+                    },
+                    Some(Err(err)) => Err(store(err)),
+                    None => Err(super::LockRemovalError::NotObjectStore(shown_url(&self.backend.url))),
+                }
+            }
         }
     }
 }

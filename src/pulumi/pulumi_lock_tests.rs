@@ -94,14 +94,100 @@ fn a_pulumi_whose_runner_is_gone_is_an_orphan() {
     owned.wait().unwrap();
 }
 
+/// Without credentials the runner reads, no store's locks are read: unknown holders, never gone,
+/// and the reason names the backend without its query.
 #[test]
 fn backends_without_readable_locks_are_never_gone() {
-    for url in ["azblob://state", "gs://state", "s3://state"] {
+    for url in ["azblob://state?localemu=true", "gs://state", "s3://state", "ftp://state"] {
         let root = crate::config::RepositoryRoot::unchecked(std::path::Path::new("/nonexistent"));
         let environment =
             ChildEnvironment::build([("PULUMI_BACKEND_URL".to_string(), url.to_string())], &Default::default(), &root);
         let backend = Backend::from_environment(&environment);
         let listing = (PulumiLocks::new(&backend, &environment)).read("net", "dev");
-        assert!(matches!(listing, LockListing::Unreadable(_)), "{url}: {listing:?}");
+        let LockListing::Unreadable(reason) = listing else { panic!("{url}: {listing:?}") };
+        assert!(reason.contains(url.split('?').next().unwrap()) && !reason.contains('?'), "{reason}");
     }
+}
+
+/// Every variable a store client reads a credential from is secret to `SecretRule`, wherever it
+/// comes from, so masking covers it in every printed form.
+#[test]
+fn every_object_store_credential_is_a_secret() {
+    let rule = crate::secrets::SecretRule::default();
+    for name in super::super::object_store::CREDENTIAL_VARIABLES {
+        assert!(rule.inherited_is_secret(name) && rule.entry_is_secret(name), "{name}");
+    }
+}
+
+/// A store that cannot be reached is named in the reason, and no credential of any store is:
+/// a SAS token rides in the request's query, a key or token in its headers or body.
+#[test]
+fn an_unreachable_store_is_named_without_any_credential() {
+    let dir = tempfile::tempdir().unwrap();
+    let key_file = dir.path().join("key.json");
+    let key = serde_json::json!({
+        "client_email": "runner@test", "private_key": "-----BEGIN PRIVATE KEY-----\nsecret-key-text\n-----END PRIVATE KEY-----\n",
+        "token_uri": "http://127.0.0.1:1/token?secret-query=1",
+    });
+    std::fs::write(&key_file, key.to_string()).unwrap();
+    let key_file = key_file.display().to_string();
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+    let cases: [Case; 4] = [
+        (
+            "azblob://state?domain=127.0.0.1:1&protocol=http",
+            &[("AZURE_STORAGE_ACCOUNT", "acct"), ("AZURE_STORAGE_SAS_TOKEN", "sv=1&sig=secret-sas")],
+            "127.0.0.1:1/acct/state",
+        ),
+        (
+            "azblob://state?domain=127.0.0.1:1&protocol=http",
+            &[("AZURE_STORAGE_ACCOUNT", "acct"), ("AZURE_STORAGE_KEY", "c2VjcmV0LWtleQ==")],
+            "127.0.0.1:1/acct/state",
+        ),
+        ("gs://state", &[("STORAGE_EMULATOR_HOST", "127.0.0.1:1")], "127.0.0.1:1/storage/v1/b/state/o"),
+        ("gs://state", &[("GOOGLE_APPLICATION_CREDENTIALS", &key_file)], "gs://state"),
+    ];
+    for (url, vars, named) in cases {
+        let root = crate::config::RepositoryRoot::unchecked(dir.path());
+        let vars = vars.iter().map(|(k, v)| (k.to_string(), v.to_string()));
+        let environment = ChildEnvironment::build(
+            vars.chain([("PULUMI_BACKEND_URL".to_string(), url.to_string())]),
+            &Default::default(),
+            &root,
+        );
+        let backend = Backend::from_environment(&environment);
+        let listing = (PulumiLocks::new(&backend, &environment)).read("net", "dev");
+        let LockListing::Unreadable(reason) = listing else { panic!("{url}: {listing:?}") };
+        assert!(reason.contains(named), "{url}: {reason}");
+        for secret in ["secret", "c2VjcmV0", "sig="] {
+            assert!(!reason.contains(secret), "{url}: {reason}");
+        }
+    }
+}
+
+/// A lock object the store lists but refuses to give is a lock of an unknown holder, never no
+/// lock (the run would otherwise go on under a live update); one gone since the list is none.
+#[test]
+fn a_lock_the_store_will_not_give_is_unreadable_not_absent() {
+    static ANSWERS: &[(&str, &str)] = &[
+        ("locked.json", "403"),
+        ("released.json", "404"),
+        (
+            "/o?prefix=.pulumi%2Flocks%2Forganization",
+            r#"{"items":[{"name":".pulumi/locks/organization/net/dev/locked.json"},{"name":".pulumi/locks/organization/net/dev/released.json"}]}"#,
+        ),
+        ("/o?prefix=", "{}"),
+    ];
+    let (address, _) = super::super::object_store::tests::pages(ANSWERS);
+    let root = crate::config::RepositoryRoot::unchecked(std::path::Path::new("/nonexistent"));
+    let vars = [("PULUMI_BACKEND_URL", "gs://state"), ("STORAGE_EMULATOR_HOST", address.as_str())];
+    let environment =
+        ChildEnvironment::build(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())), &Default::default(), &root);
+    let backend = Backend::from_environment(&environment);
+    let LockListing::Read(locks) = (PulumiLocks::new(&backend, &environment)).read("net", "dev")
+    else {
+        panic!("the list was read")
+    };
+    assert_eq!(locks.len(), 1, "{locks:?}");
+    assert_eq!((locks[0].pid, locks[0].holder()), (0, HolderState::Unknown));
+    assert!(locks[0].describe().contains("an unreadable lock (`.pulumi/locks/organization/net/dev/locked.json`)"));
 }

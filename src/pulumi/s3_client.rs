@@ -2,14 +2,12 @@
 //! by prefix, get and delete, signed with AWS Signature Version 4. Pulumi's own CLI has no
 //! command that says who holds a lock, so the runner reads the objects itself.
 
-use std::time::Duration;
-
 use ring::{digest, hmac};
 
-use super::{ChildEnvironment, ObjectStoreError};
-
-/// A request to the store should answer within seconds; a preflight must never hang on it.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
+use super::object_store::ObjectStore;
+use super::object_store_error::ObjectStoreError;
+use super::object_store_response::{percent_decode, send_request, uri_encode, xml_values};
+use super::ChildEnvironment;
 
 /// Where the bucket is and how to sign for it, from `s3://BUCKET/PREFIX?endpoint=..&region=..`
 /// and the credentials the runner gives its children.
@@ -20,7 +18,7 @@ pub struct S3Client {
     host: String,
     bucket: String,
     /// The backend's folder inside the bucket, empty or ending in `/`.
-    pub prefix: String,
+    prefix: String,
     region: String,
     path_style: bool,
     access_key: String,
@@ -60,7 +58,7 @@ impl S3Client {
         };
         let credentials = (environment.get("AWS_ACCESS_KEY_ID"), environment.get("AWS_SECRET_ACCESS_KEY"));
         let (Some(access_key), Some(secret_key)) = credentials else {
-            return Some(Err(ObjectStoreError::NoCredentials(
+            return Some(Err(ObjectStoreError::MissingCredentials(
                 "`AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` are not both set: the runner cannot read the locks"
                     .into(),
             )));
@@ -78,9 +76,15 @@ impl S3Client {
             session_token: environment.get("AWS_SESSION_TOKEN").map(str::to_string),
         }))
     }
+}
+
+impl ObjectStore for S3Client {
+    fn prefix(&self) -> &str {
+        &self.prefix
+    }
 
     /// Every key under `prefix` (ListObjectsV2, page after page).
-    pub fn list(&self, prefix: &str) -> Result<Vec<String>, ObjectStoreError> {
+    fn list(&self, prefix: &str) -> Result<Vec<String>, ObjectStoreError> {
         let mut keys = Vec::new();
         let mut token: Option<String> = None;
         loop {
@@ -98,58 +102,39 @@ impl S3Client {
         }
     }
 
-    pub fn get(&self, key: &str) -> Result<Vec<u8>, ObjectStoreError> {
+    fn get(&self, key: &str) -> Result<Vec<u8>, ObjectStoreError> {
         self.send("GET", key, &[])
     }
 
-    pub fn delete(&self, key: &str) -> Result<(), ObjectStoreError> {
+    fn delete(&self, key: &str) -> Result<(), ObjectStoreError> {
         self.send("DELETE", key, &[]).map(|_| ())
     }
+}
 
-    /// One signed request on its own small runtime: the callers are synchronous (a preflight,
-    /// `unlock`, or a blocking task of a run).
+impl S3Client {
+    /// One signed request (`send_request` gives it its own small runtime).
     fn send(&self, method: &str, key: &str, query: &[(&str, String)]) -> Result<Vec<u8>, ObjectStoreError> {
         let path = if self.path_style { format!("/{}/{}", self.bucket, key) } else { format!("/{key}") };
         let path = if key.is_empty() && self.path_style { format!("/{}", self.bucket) } else { path };
-        let canonical_uri = path.split('/').map(uri_encode).collect::<Vec<_>>().join("/");
+        let canonical_uri = uri_encode(&path, true);
         let mut pairs: Vec<(String, String)> =
-            query.iter().map(|(name, value)| (uri_encode(name), uri_encode(value))).collect();
+            query.iter().map(|(name, value)| (uri_encode(name, false), uri_encode(value, false))).collect();
         pairs.sort();
         let canonical_query = pairs.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>().join("&");
-        let now = time::OffsetDateTime::now_utc();
-        let amz_date = now
+        let amz_date = time::OffsetDateTime::now_utc()
             .format(&time::macros::format_description!("[year][month][day]T[hour][minute][second]Z"))
-            .map_err(|err| ObjectStoreError::Internal(err.to_string()))?;
+            .unwrap_or_default();
         let headers = self.signed_headers(method, &canonical_uri, &canonical_query, &amz_date);
         let url = if canonical_query.is_empty() {
             format!("{}{canonical_uri}", self.endpoint)
         } else {
             format!("{}{canonical_uri}?{canonical_query}", self.endpoint)
         };
-        let method = reqwest::Method::from_bytes(method.as_bytes())
-            .map_err(|err| ObjectStoreError::Internal(err.to_string()))?;
-        let runtime =
-            tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ObjectStoreError::Runtime)?;
-        runtime.block_on(async {
-            let client = reqwest::Client::builder()
-                .timeout(REQUEST_TIMEOUT)
-                .build()
-                .map_err(|err| ObjectStoreError::Internal(err.to_string()))?;
-            let mut request = client.request(method, &url);
-            for (name, value) in headers {
-                request = request.header(name, value);
-            }
-            let response =
-                request.send().await.map_err(|source| ObjectStoreError::Request { url: url.clone(), source })?;
-            let status = response.status();
-            let body =
-                response.bytes().await.map_err(|source| ObjectStoreError::Request { url: url.clone(), source })?;
-            if status.is_success() {
-                Ok(body.to_vec())
-            } else {
-                let code = xml_values(&String::from_utf8_lossy(&body), "Code").into_iter().next().unwrap_or_default();
-                Err(ObjectStoreError::Status { url, status, code })
-            }
+        let method = if method == "DELETE" { reqwest::Method::DELETE } else { reqwest::Method::GET };
+        let headers: Vec<(String, String)> =
+            headers.into_iter().map(|(name, value)| (name.to_string(), value)).collect();
+        send_request(method, &url, &headers, Vec::new())?.into_body(&url, |body| {
+            xml_values(&String::from_utf8_lossy(body), "Code").into_iter().next().unwrap_or_default()
         })
     }
 
@@ -207,60 +192,6 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-/// RFC 3986 encoding as SigV4 wants it: only unreserved characters stay.
-fn uri_encode(text: &str) -> String {
-    text.bytes()
-        .map(|byte| match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (byte as char).to_string(),
-            _ => format!("%{byte:02X}"),
-        })
-        .collect()
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        let decoded = (bytes[index] == b'%' && index + 2 < bytes.len())
-            .then(|| std::str::from_utf8(&bytes[index + 1..index + 3]).ok())
-            .flatten()
-            .and_then(|digits| u8::from_str_radix(digits, 16).ok());
-        match decoded {
-            Some(byte) => {
-                out.push(byte);
-                index += 3;
-            }
-            None => {
-                out.push(bytes[index]);
-                index += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The texts of every `<tag>..</tag>` in a small S3 XML answer, entities decoded.
-fn xml_values(xml: &str, tag: &str) -> Vec<String> {
-    let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
-    let mut values = Vec::new();
-    let mut rest = xml;
-    while let Some(start) = rest.find(&open) {
-        let after = &rest[start + open.len()..];
-        let Some(end) = after.find(&close) else { break };
-        values.push(
-            after[..end]
-                .replace("&lt;", "<")
-                .replace("&gt;", ">")
-                .replace("&quot;", "\"")
-                .replace("&apos;", "'")
-                .replace("&amp;", "&"),
-        );
-        rest = &after[end + close.len()..];
-    }
-    values
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,7 +239,7 @@ mod tests {
         let xml = "<ListBucketResult><IsTruncated>true</IsTruncated><Contents><Key>a&amp;b.json</Key></Contents><Contents><Key>c.json</Key></Contents><NextContinuationToken>t1</NextContinuationToken></ListBucketResult>";
         assert_eq!(xml_values(xml, "Key"), ["a&b.json", "c.json"]);
         assert_eq!(xml_values(xml, "NextContinuationToken"), ["t1"]);
-        assert_eq!(uri_encode("a b/c~"), "a%20b%2Fc~");
+        assert_eq!(uri_encode("a b/c~", false), "a%20b%2Fc~");
         assert_eq!(percent_decode("http%3A%2F%2Fh%3A9"), "http://h:9");
     }
 }

@@ -58,9 +58,13 @@ impl SecretRule {
 }
 
 /// True when one of the `_`-separated words of `name` (or the whole of a run of them, for
-/// `PRIVATE_KEY` or `ACCESSKEY`) is a credential word.
+/// `PRIVATE_KEY` or `ACCESSKEY`) is a credential word, or it is a connection string
+/// (`AZURE_STORAGE_CONNECTION_STRING`), which carries an account key or a SAS token.
 fn names_a_credential(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
+    if upper.replace('_', "").contains("CONNECTIONSTRING") {
+        return true;
+    }
     upper.split(|c: char| !c.is_ascii_alphanumeric()).any(|word| {
         CREDENTIAL_WORDS
             .iter()
@@ -97,6 +101,9 @@ mod tests {
     fn inherited_variables_are_secret_when_named_like_credentials() {
         let rule = SecretRule::default();
         for name in ["DD_API_KEY", "DB_PASS", "GH_PAT", "AWS_SECRET_ACCESS_KEY", "VAULT_TOKEN", "SSH_PRIVATE_KEY"] {
+            assert!(rule.inherited_is_secret(name), "{name}");
+        }
+        for name in ["AZURE_STORAGE_CONNECTION_STRING", "AZURE_STORAGEBLOB_CONNECTIONSTRING", "DB_CONNECTION_STRING"] {
             assert!(rule.inherited_is_secret(name), "{name}");
         }
         for name in ["PATH", "HOME", "LANG", "KUBECONFIG", "PATHEXT", "KEYBOARD_LAYOUT"] {

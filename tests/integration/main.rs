@@ -1,5 +1,6 @@
 //! One integration test binary: each module drives the real `runner` binary in a temporary repository.
 
+mod blob_emulators;
 mod ci_pipeline_run;
 mod ci_tools;
 mod kube_api_server;
@@ -10,6 +11,7 @@ mod support;
 mod tmux_session;
 
 mod affected_test;
+mod blob_lock_test;
 mod cancelled_destroy_test;
 mod child_process_rule_test;
 mod ci_act_test;
