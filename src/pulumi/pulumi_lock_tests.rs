@@ -183,8 +183,7 @@ fn a_lock_the_store_will_not_give_is_unreadable_not_absent() {
     let environment =
         ChildEnvironment::build(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())), &Default::default(), &root);
     let backend = Backend::from_environment(&environment);
-    let LockListing::Read(locks) = (PulumiLocks::new(&backend, &environment)).read("net", "dev")
-    else {
+    let LockListing::Read(locks) = (PulumiLocks::new(&backend, &environment)).read("net", "dev") else {
         panic!("the list was read")
     };
     assert_eq!(locks.len(), 1, "{locks:?}");

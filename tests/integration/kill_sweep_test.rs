@@ -49,6 +49,26 @@ fn lock_files(dir: &Path) -> Vec<String> {
     found
 }
 
+/// Every file of the backend with its size and age: what a failure needs to be understood
+/// (an empty checkpoint, a temp file left by a killed `pulumi`).
+fn backend_files(dir: &Path) -> String {
+    let mut lines = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).map(|entries| entries.flatten().collect::<Vec<_>>()).unwrap_or_default() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if let Ok(meta) = entry.metadata() {
+                let age = meta.modified().ok().and_then(|at| at.elapsed().ok()).unwrap_or_default();
+                lines.push(format!("  {} {} bytes, {}ms old", path.display(), meta.len(), age.as_millis()));
+            }
+        }
+    }
+    lines.sort();
+    lines.join("\n")
+}
+
 /// True once the newest run record says a project of the running run has ended.
 fn a_project_ended(workspace: &Workspace, runs_before: usize) -> bool {
     let dir = workspace.path(".runner/history");
@@ -112,8 +132,9 @@ fn ext_kill_9_at_any_moment_of_up_or_destroy_is_recovered_by_the_next_plain_run(
         assert_eq!(
             next.code(),
             0,
-            "`{operation}` after kill -9 at {when}: the next plain run failed\n{}",
-            next.stderr()
+            "`{operation}` after kill -9 at {when}: the next plain run failed\n{}\nbackend files:\n{}",
+            next.stderr(),
+            backend_files(&workspace.path(".runner/backend/.pulumi"))
         );
         let left = lock_files(&backend_locks);
         assert!(left.is_empty(), "`{operation}` after kill -9 at {when} left locks: {left:?}\n{}", next.stderr());
