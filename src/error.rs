@@ -41,10 +41,10 @@ pub fn shown_path(path: &std::path::Path) -> String {
 /// Everything a user can be told went wrong. Each variant knows its exit code and a hint.
 #[derive(Debug, thiserror::Error)]
 pub enum UserError {
-    #[error("no repository root found from `{start}` upward (a folder holding `providers/`, or a MARA checkout with `pulumi/python/automation/` and `config/pulumi/`)")]
+    #[error("no repository root found from `{}` upward (a folder holding `providers/`, or a MARA checkout with `pulumi/python/automation/` and `config/pulumi/`)", shown_path(start))]
     RootNotFound { start: PathBuf },
 
-    #[error("`{path}` is not a directory holding `providers/`, nor a MARA checkout (`pulumi/python/automation/` and `config/pulumi/`)")]
+    #[error("`{}` is not a directory holding `providers/`, nor a MARA checkout (`pulumi/python/automation/` and `config/pulumi/`)", shown_path(path))]
     RootInvalid { path: PathBuf },
 
     #[error("cannot read `{}`: {reason}", shown_path(path))]
@@ -89,7 +89,7 @@ pub enum UserError {
     #[error("{location}: project path `{project}` escapes the projects root")]
     PathEscapesRoot { location: Location, project: String },
 
-    #[error("{location}: project `{project}` has no `Pulumi.yaml` in `{dir}`")]
+    #[error("{location}: project `{project}` has no `Pulumi.yaml` in `{}`", shown_path(dir))]
     MissingPulumiYaml { location: Location, project: String, dir: PathBuf },
 
     #[error("{location}: infrastructure project `{project}` depends on kubernetes project `{dependency}`")]
@@ -107,10 +107,10 @@ pub enum UserError {
     #[error("stack `{stack}` is in use by another runner: {holder}")]
     StackBusy { stack: String, holder: String, lock: PathBuf },
 
-    #[error("{location}: project `{project}` reads its stack configuration from `{project_dir}`, but the runner's shared stack file is in `{runner_dir}`: one stack would have two diverging files")]
+    #[error("{location}: project `{project}` reads its stack configuration from `{}`, but the runner's shared stack file is in `{}`: one stack would have two diverging files", shown_path(project_dir), shown_path(runner_dir))]
     StackFileConflict { location: Location, project: String, project_dir: PathBuf, runner_dir: PathBuf },
 
-    #[error("secret `{key}` would go into the shared stack file `{file}` for every project's stack, but backend `{backend}` encrypts each stack with its own key: only one stack could decrypt it")]
+    #[error("secret `{key}` would go into the shared stack file `{}` for every project's stack, but backend `{backend}` encrypts each stack with its own key: only one stack could decrypt it", shown_path(file))]
     SharedSecretRefused { key: String, file: PathBuf, backend: String, default_env: Option<String> },
 
     #[error("{} Pulumi lock(s) left alone: their holder is not provably gone:\n{}", .locks.len(), problem_list(.locks))]
@@ -272,6 +272,32 @@ pub type Result<T, E = UserError> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::cycle_text;
+
+    /// Every path in a message goes through `shown_path`, so it reads relative to where the user
+    /// stands like the footer's: a `PathBuf` field interpolated as `{field}` prints this machine's
+    /// absolute path.
+    #[test]
+    fn no_message_prints_a_path_field_as_it_is() {
+        let source = include_str!("error.rs");
+        let enum_body = &source[source.find("pub enum UserError").unwrap()..];
+        let mut format = String::new();
+        let mut checked = 0;
+        for line in enum_body.lines().map(str::trim) {
+            if line.starts_with("#[error(") {
+                format = line.to_string();
+            } else if let Some((_, fields)) = line.split_once(" { ") {
+                for field in fields
+                    .trim_end_matches(['}', ',', ' '])
+                    .split(", ")
+                    .filter_map(|field| field.strip_suffix(": PathBuf"))
+                {
+                    assert!(!format.contains(&format!("{{{field}}}")), "`{field}` shown as it is: {format}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 8, "the sweep found the path fields ({checked})");
+    }
 
     #[test]
     fn long_cycles_are_shortened() {

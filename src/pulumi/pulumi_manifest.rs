@@ -27,7 +27,7 @@ impl PulumiManifest {
             .iter()
             .map(|name| project_dir.join(name))
             .find(|path| path.is_file())
-            .ok_or_else(|| format!("no `Pulumi.yaml` in `{}`", project_dir.display()))?;
+            .ok_or_else(|| format!("no `Pulumi.yaml` in `{}`", crate::error::shown_path(project_dir)))?;
         let text = std::fs::read_to_string(&path).map_err(|err| format!("cannot read `{}`: {err}", path.display()))?;
         Self::parse(&path, &text, project_dir)
     }
