@@ -88,6 +88,7 @@ fn success_events() -> Vec<ExecutionEvent> {
             project: path("infrastructure/cluster"),
             context: "mara-dev".into(),
             file: PathBuf::from("/home/someone/.kube/config"),
+            entries: Default::default(),
         }),
         finished(cluster),
         started("kubernetes/app", 1, 164_000),

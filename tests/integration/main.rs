@@ -30,6 +30,7 @@ mod https_gate_test;
 mod kill_sweep_test;
 mod kubeconfig_care_test;
 mod kubeconfig_command_test;
+mod kubeconfig_destroy_test;
 mod local_provider_test;
 mod mara_checkout_test;
 mod module_layers_test;
