@@ -12,6 +12,18 @@ pub struct ResourceChanges {
 }
 
 impl ResourceChanges {
+    /// These counts less `other`'s, never below zero.
+    pub fn without(&self, other: &ResourceChanges) -> ResourceChanges {
+        ResourceChanges {
+            created: self.created.saturating_sub(other.created),
+            updated: self.updated.saturating_sub(other.updated),
+            deleted: self.deleted.saturating_sub(other.deleted),
+            replaced: self.replaced.saturating_sub(other.replaced),
+            unchanged: self.unchanged.saturating_sub(other.unchanged),
+            other: self.other.saturating_sub(other.other),
+        }
+    }
+
     pub fn total_changed(&self) -> u64 {
         self.created + self.updated + self.deleted + self.replaced
     }
@@ -86,11 +98,19 @@ pub struct OperationProgress {
     /// Finished resource steps by kind, counted from the stream: what a killed operation did
     /// although it never wrote a summary.
     pub observed: ResourceChanges,
+    /// The stack's own step, as one count of its kind: Pulumi's summary counts the stack as one
+    /// of its resources (`2 unchanged` for a program of one), the stream's counts never do.
+    pub stack_step: ResourceChanges,
 }
 
 impl OperationProgress {
-    /// The CLI's own summary, else what the stream showed finishing (a killed operation).
+    /// The CLI's own summary, else what the stream showed finishing (a killed operation); either
+    /// way the resources of the program, never the stack itself, so every operation of a project
+    /// counts the same things and the live row agrees with the final one.
     pub fn changes(&self) -> ResourceChanges {
-        self.summary.unwrap_or(self.observed)
+        match self.summary {
+            Some(summary) => summary.without(&self.stack_step),
+            None => self.observed,
+        }
     }
 }
