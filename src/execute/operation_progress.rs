@@ -1,5 +1,8 @@
 use serde::Serialize;
 
+/// What `refresh` and `drift` call the resources they read and found as the state has them.
+const UNCHANGED_WHEN_READ: &str = "in sync";
+
 /// Resource changes by kind, as the CLI's summary counts them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct ResourceChanges {
@@ -52,12 +55,30 @@ impl ResourceChanges {
         ])
     }
 
-    /// The brief in the words of an operation that changes things or only previews them.
-    pub fn brief_of(&self, preview: bool) -> String {
-        if preview {
-            self.brief_planned()
-        } else {
-            self.brief()
+    /// The brief in the words of `operation`. `refresh` and `drift` count every resource they
+    /// read, stack references included, and an `up` only what the program registers: the same
+    /// project can count more there, so their word is another one (`3 in sync`, not `unchanged`).
+    pub fn brief_for(&self, operation: Option<crate::plan::Operation>) -> String {
+        use crate::plan::Operation;
+        match operation {
+            Some(Operation::Preview) => self.brief_planned(),
+            Some(Operation::Refresh | Operation::Drift) => crate::text::nonzero_counts(&[
+                (self.created, "created"),
+                (self.replaced, "replaced"),
+                (self.updated, "updated"),
+                (self.deleted, "deleted"),
+                (self.unchanged, UNCHANGED_WHEN_READ),
+            ]),
+            _ => self.brief(),
+        }
+    }
+
+    /// The word for `unchanged` in `operation`'s counts (a table's column, a row's count).
+    pub fn unchanged_word(operation: Option<crate::plan::Operation>) -> &'static str {
+        use crate::plan::Operation;
+        match operation {
+            Some(Operation::Refresh | Operation::Drift) => UNCHANGED_WHEN_READ,
+            _ => "unchanged",
         }
     }
 }
@@ -71,7 +92,13 @@ mod tests {
         assert_eq!(ResourceChanges::default().brief(), "");
         let changes = ResourceChanges { created: 3, updated: 1, unchanged: 20, ..Default::default() };
         assert_eq!(changes.brief(), "3 created, 1 updated, 20 unchanged");
-        assert_eq!(changes.brief_of(true), "3 to create, 1 to update, 20 unchanged", "Pulumi's preview words");
+        let preview = changes.brief_for(Some(crate::plan::Operation::Preview));
+        assert_eq!(preview, "3 to create, 1 to update, 20 unchanged", "Pulumi's preview words");
+        // What a refresh counts is another count (every resource read): another word.
+        for operation in [crate::plan::Operation::Refresh, crate::plan::Operation::Drift] {
+            assert_eq!(changes.brief_for(Some(operation)), "3 created, 1 updated, 20 in sync");
+        }
+        assert_eq!(changes.brief_for(Some(crate::plan::Operation::Up)), changes.brief());
     }
 }
 

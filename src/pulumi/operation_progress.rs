@@ -26,7 +26,8 @@ impl OperationProgress {
             EngineEvent::ResourcePre { urn, .. } if !is_stack_resource(urn) => self.steps_seen += 1,
             EngineEvent::ResourceOutputs { urn, op } if !is_stack_resource(urn) => {
                 self.steps_done += 1;
-                if !is_default_provider(urn) {
+                // Pulumi's summary of an `up` leaves out what it only read (a stack reference).
+                if !is_default_provider(urn) && op != "read" {
                     self.observed.add(op, 1);
                 }
             }

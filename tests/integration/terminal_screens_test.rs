@@ -153,3 +153,14 @@ fn ext_ctrl_c_leaves_whole_rows_at_every_width() {
         assert_screen("ctrl_c", &workspace, columns, &after);
     }
 }
+
+/// Piped, the table names what each operation counts: `refresh` and `drift` read every resource
+/// (stack references included), so their column is `in sync`, not `up`'s `unchanged`.
+#[test]
+fn the_piped_tables_say_what_they_count() {
+    let workspace = workspace("{}");
+    let run = |operation: &str| workspace.std_command(&[operation, "--provider", "demo", "--stack", "dev", "-j", "1"]);
+    let redactions = || Redactions::of(&workspace).with(r"(?m)^\d{2}:\d{2}:\d{2} ", "[CLOCK] ");
+    crate::snapshot::runner_snapshot!("piped_up", redactions(), run("up"));
+    crate::snapshot::runner_snapshot!("piped_refresh", redactions(), run("refresh"));
+}
