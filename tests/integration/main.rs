@@ -44,6 +44,7 @@ mod real_error_test;
 mod record_follows_stack_test;
 mod record_integrity_test;
 mod recovery_test;
+mod resource_counts_test;
 mod run_fake_pulumi_test;
 mod run_real_pulumi_test;
 mod s3_backend_test;
