@@ -41,10 +41,10 @@ pub fn shown_path(path: &std::path::Path) -> String {
 /// Everything a user can be told went wrong. Each variant knows its exit code and a hint.
 #[derive(Debug, thiserror::Error)]
 pub enum UserError {
-    #[error("no repository root found from `{start}` upward (a folder holding `providers/`, or a MARA checkout with `pulumi/python/automation/` and `config/pulumi/`)")]
+    #[error("no repository root found from `{}` upward (a folder holding `providers/`, or a MARA checkout with `pulumi/python/automation/` and `config/pulumi/`)", shown_path(start))]
     RootNotFound { start: PathBuf },
 
-    #[error("`{path}` is not a directory holding `providers/`, nor a MARA checkout (`pulumi/python/automation/` and `config/pulumi/`)")]
+    #[error("`{}` is not a directory holding `providers/`, nor a MARA checkout (`pulumi/python/automation/` and `config/pulumi/`)", shown_path(path))]
     RootInvalid { path: PathBuf },
 
     #[error("cannot read `{}`", shown_path(path))]
@@ -93,7 +93,7 @@ pub enum UserError {
     #[error("{location}: project path `{project}` escapes the projects root")]
     PathEscapesRoot { location: Location, project: String },
 
-    #[error("{location}: project `{project}` has no `Pulumi.yaml` in `{dir}`")]
+    #[error("{location}: project `{project}` has no `Pulumi.yaml` in `{}`", shown_path(dir))]
     MissingPulumiYaml { location: Location, project: String, dir: PathBuf },
 
     #[error("{location}: infrastructure project `{project}` depends on kubernetes project `{dependency}`")]
@@ -111,10 +111,10 @@ pub enum UserError {
     #[error("stack `{stack}` is in use by another runner: {holder}")]
     StackBusy { stack: String, holder: String, lock: PathBuf },
 
-    #[error("{location}: project `{project}` reads its stack configuration from `{project_dir}`, but the runner's shared stack file is in `{runner_dir}`: one stack would have two diverging files")]
+    #[error("{location}: project `{project}` reads its stack configuration from `{}`, but the runner's shared stack file is in `{}`: one stack would have two diverging files", shown_path(project_dir), shown_path(runner_dir))]
     StackFileConflict { location: Location, project: String, project_dir: PathBuf, runner_dir: PathBuf },
 
-    #[error("secret `{key}` would go into the shared stack file `{file}` for every project's stack, but backend `{backend}` encrypts each stack with its own key: only one stack could decrypt it")]
+    #[error("secret `{key}` would go into the shared stack file `{}` for every project's stack, but backend `{backend}` encrypts each stack with its own key: only one stack could decrypt it", shown_path(file))]
     SharedSecretRefused { key: String, file: PathBuf, backend: String, default_env: Option<String> },
 
     #[error("{} left alone: {}:\n{}", crate::text::counted(.locks.len(), "Pulumi lock"), if .locks.len() == 1 { "its holder is not provably gone" } else { "their holders are not provably gone" }, problem_list(.locks))]
@@ -318,59 +318,5 @@ impl UserError {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{cycle_text, ErrorChain, UserError};
-    use std::io::{Error, ErrorKind};
-
-    #[derive(Debug, thiserror::Error)]
-    #[error("outer")]
-    struct Outer(#[source] UserError);
-
-    #[derive(Debug, thiserror::Error)]
-    #[error("quoting: {0}")]
-    struct Quoting(#[source] Error);
-
-    /// Every shape of chain: none, one cause, causes nested, a cause its error already quotes.
-    #[test]
-    fn a_chain_shows_every_cause_once() {
-        let unreadable = || UserError::Unreadable { path: "x.toml".into(), source: Error::other("denied") };
-        let unwritable =
-            UserError::Unwritable { path: "y.json".into(), source: Error::new(ErrorKind::StorageFull, "full") };
-        let shapes: [(&dyn std::error::Error, &str); 5] = [
-            (&UserError::Interrupted, "interrupted"),
-            (&unreadable(), "cannot read `x.toml`: denied"),
-            (&unwritable, "cannot write `y.json`: full"),
-            (&Outer(unreadable()), "outer: cannot read `x.toml`: denied"),
-            (&Quoting(Error::other("gone")), "quoting: gone"),
-        ];
-        for (err, shown) in shapes {
-            assert_eq!(ErrorChain(err).to_string(), shown);
-        }
-    }
-
-    /// The message never holds its cause: the chain adds it, so it is printed once.
-    #[test]
-    fn io_variants_keep_their_cause_as_source_not_text() {
-        let source = || Error::new(ErrorKind::PermissionDenied, "permission denied");
-        for err in [
-            UserError::Unreadable { path: "a".into(), source: source() },
-            UserError::Unwritable { path: "a".into(), source: source() },
-            UserError::InputUnreadable { input: "stdin", source: source() },
-            UserError::CannotStart { what: "the async runtime", source: source() },
-        ] {
-            assert!(!err.to_string().contains("permission denied"), "{err}");
-            let cause = std::error::Error::source(&err).and_then(|cause| cause.downcast_ref::<Error>());
-            assert_eq!(cause.map(Error::kind), Some(ErrorKind::PermissionDenied), "{err:?}");
-            assert_eq!(err.chain().to_string().matches("permission denied").count(), 1, "{}", err.chain());
-        }
-    }
-
-    #[test]
-    fn long_cycles_are_shortened() {
-        let cycle: Vec<String> = (0..1000).map(|i| format!("p{i}")).chain(["p0".to_string()]).collect();
-        let text = cycle_text(&cycle);
-        assert!(text.starts_with("p0 -> p1 -> ") && text.ends_with("-> p999 -> p0"), "{text}");
-        assert!(text.contains("(989 more)"), "{text}");
-        assert_eq!(cycle_text(&["a".into(), "b".into(), "a".into()]), "a -> b -> a");
-    }
-}
+#[path = "error_tests.rs"]
+mod tests;

@@ -8,31 +8,40 @@ use crate::plan::Operation;
 const AFTER_HELP: &str = "\
 Examples:
   runner providers                              list the provider definitions
-  runner show --provider aws                    draw the execution order before anything runs
-  runner validate --provider local --stack dev  check configuration, providers and projects
-  runner up --provider local --stack dev        deploy every project, in parallel along the graph
-  runner refresh --provider aws --stack prod --non-interactive --report junit=report.xml
-  runner up --provider aws --stack dev --resume     continue after a failure, skipping what succeeded
-  runner up --provider aws --stack dev --only kubernetes/prometheus --with-dependencies
-  runner -p aws -s dev up                       MARA's order and names work too (`down`, `show-execution`, `list-providers`)
+  runner show --provider aws                    draw the order, run nothing
+  runner validate --provider local --stack dev  check config and projects
+  runner up --provider local --stack dev        deploy along the graph
+  runner up --provider aws --stack dev --resume continue after a failure
+  runner -p aws -s dev up                       MARA's order and names work
 
-  runner preview --provider aws --stack dev --affected --report markdown=preview.md --expect-no-changes
+  runner refresh --provider aws --stack prod --non-interactive \\
+      --report junit=report.xml
+  runner up --provider aws --stack dev \\
+      --only kubernetes/prometheus --with-dependencies
+  runner preview --provider aws --stack dev --affected \\
+      --expect-no-changes --report markdown=preview.md
   runner drift --provider aws --stack prod --report markdown=drift.md
-  runner outputs --provider aws --stack dev --only infrastructure/aws/eks --json
+  runner outputs --provider aws --stack dev --json \\
+      --only infrastructure/aws/eks
 
-Exit codes: 0 success, 1 a project failed, 2 usage or configuration error, 3 changes found
-(`drift`, or `--expect-no-changes`), 130 interrupted.
-Files: providers/<name>.toml, config/pulumi/environment, config/pulumi/Pulumi.<stack>.yaml.";
+MARA's names: `down`, `show-execution`, `list-providers`.
+Exit codes: 0 success, 1 a project failed, 2 usage or configuration error,
+3 changes found (`drift`, or `--expect-no-changes`), 130 interrupted.
+Files: providers/<name>.toml, config/pulumi/environment,
+config/pulumi/Pulumi.<stack>.yaml.";
 
 const COMPLETIONS_HELP: &str = "\
 Install (then open a new shell):
-  bash  runner completions bash > ~/.local/share/bash-completion/completions/runner
-  zsh   echo 'source <(runner completions zsh)' >> ~/.zshrc    (after its `compinit`)
+  bash  runner completions bash \\
+          > ~/.local/share/bash-completion/completions/runner
+  zsh   echo 'source <(runner completions zsh)' >> ~/.zshrc
+        (after its `compinit`)
   fish  runner completions fish > ~/.config/fish/completions/runner.fish
 
-The script only registers `runner` as its own completer: providers, stacks and project paths are
-read from the repository you are in when you press TAB, so the script never goes stale. It calls
-`runner` as it was invoked here: by name from PATH, or by the full path of `./target/release/runner`.";
+The script only registers `runner` as its own completer: providers, stacks
+and project paths are read from the repository you are in when you press
+TAB, so the script never goes stale. It calls `runner` as it was invoked
+here: by name from PATH, or by the full path of `./target/release/runner`.";
 
 /// Deploy a web of Pulumi projects as one unit: ordered as a dependency graph, run in parallel.
 #[derive(Debug, Parser)]

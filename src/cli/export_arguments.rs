@@ -6,16 +6,20 @@ use super::arguments::StackArguments;
 use crate::plan::Operation;
 
 const PKO_AFTER_HELP: &str = "\
-Every project becomes a `Stack` (pulumi.com/v1) named `<stack>-<project path>` (at most 42
-characters: longer names are shortened with a hash, and the mapping printed), ordered by
-`spec.prerequisites`. Secret values (the passphrase, declared secrets, `*TOKEN*`-like names)
-are read from one Kubernetes Secret, whose template with `${NAME}` placeholders starts the stream.
+Every project becomes a `Stack` (pulumi.com/v1) named `<stack>-<project path>`
+(at most 42 characters: longer names are shortened with a hash, and the
+mapping printed), ordered by `spec.prerequisites`. Secret values (the
+passphrase, declared secrets, `*TOKEN*`-like names) are read from one
+Kubernetes Secret, whose template with `${NAME}` placeholders starts the
+stream.
 
 Examples:
   runner export pko --provider aws --stack prod --namespace infra \\
-      --git-url https://github.com/acme/infra.git --git-branch main > stacks.yaml
+      --git-url https://github.com/acme/infra.git --git-branch main \\
+      > stacks.yaml
   envsubst < stacks.yaml | kubectl apply --server-side -f -
-  runner export check stacks.yaml        check a (hand-edited) stream against the operator's rules";
+  runner export check stacks.yaml    check a (hand-edited) stream against
+                                     the operator's rules";
 
 #[derive(Debug, Args)]
 pub struct ExportArguments {
@@ -69,7 +73,7 @@ pub struct PkoExportArguments {
     pub secret_name: Option<String>,
 
     /// `succeededWithinDuration` of a dependency the project gives no `prerequisites` window for.
-    #[arg(long, value_name = "DURATION", default_value = "24h", value_parser = humantime::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "24h", value_parser = crate::text::parse_duration)]
     pub prerequisite_window: std::time::Duration,
 
     /// Write the stream to this file instead of stdout.
@@ -78,15 +82,19 @@ pub struct PkoExportArguments {
 }
 
 const CI_AFTER_HELP: &str = "\
-Each job runs one project through the whole lifecycle (`runner <operation> --only P
---non-interactive`) and keeps its JSON report; a last job merges them. The backend must be shared
-(`PULUMI_BACKEND_URL` in the environment file, not `file://`); the environment file's names come
-from the CI system, secrets as CI secrets. Values never enter the file.
+Each job runs one project through the whole lifecycle (`runner <operation>
+--only P --non-interactive`) and keeps its JSON report; a last job merges
+them. The backend must be shared (`PULUMI_BACKEND_URL` in the environment
+file, not `file://`); the environment file's names come from the CI system,
+secrets as CI secrets. Values never enter the file.
 
 Examples:
-  runner export github-actions --provider aws --stack prod -o .github/workflows/deploy.yml
-  runner export gitlab-ci --provider aws --stack prod --operation preview --affected
-  runner export github-actions --provider aws --stack prod --check .github/workflows/deploy.yml";
+  runner export github-actions --provider aws --stack prod \\
+      -o .github/workflows/deploy.yml
+  runner export gitlab-ci --provider aws --stack prod \\
+      --operation preview --affected
+  runner export github-actions --provider aws --stack prod \\
+      --check .github/workflows/deploy.yml";
 
 #[derive(Debug, Args)]
 pub struct CiExportArguments {

@@ -4,6 +4,9 @@ mod completion_context;
 mod config_set_settings;
 mod export_arguments;
 mod export_settings;
+#[cfg(test)]
+#[path = "help_text_tests.rs"]
+mod help_text_tests;
 mod mara_command_line;
 mod output_style;
 mod report_arguments;

@@ -75,6 +75,14 @@ pub fn kubeconfig(settings: &Settings, stack: &StackSettings) -> Result<ExitStat
                     project.path,
                     target.display()
                 );
+                let record = crate::execute::InstalledKubeconfig {
+                    project: project.path.clone(),
+                    context: installed.context,
+                    file: target.clone(),
+                    entries: installed.entries,
+                };
+                let state_dir = settings.root.state_dir();
+                super::run::kubeconfig_record::remember(&state_dir, &stack.stack, &loaded.provider.name, &[record]);
             }
             Err(message) => {
                 failed += 1;

@@ -35,6 +35,8 @@ pub struct InstalledKubeconfig {
     pub project: ProjectPath,
     pub context: String,
     pub file: PathBuf,
+    /// The names the hook put in the file, kept so a `destroy` takes them out.
+    pub entries: crate::hooks::KubeconfigEntries,
 }
 
 /// Everything that happens during a run. Reporters consume these; they never touch processes.

@@ -88,6 +88,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         .map_err(StepError::Kubeconfig)?;
         let mut notes = hooks::kubeconfig_notes(&installed);
         notes.push(format!("kubeconfig context `{}` installed in `{}`", installed.context, file.display()));
-        Ok((notes, InstalledKubeconfig { project: project.path.clone(), context: installed.context, file }))
+        let entries = installed.entries;
+        Ok((notes, InstalledKubeconfig { project: project.path.clone(), context: installed.context, file, entries }))
     }
 }

@@ -1,5 +1,8 @@
 use serde::Serialize;
 
+/// What `refresh` and `drift` call the resources they read and found as the state has them.
+const UNCHANGED_WHEN_READ: &str = "in sync";
+
 /// Resource changes by kind, as the CLI's summary counts them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct ResourceChanges {
@@ -12,6 +15,18 @@ pub struct ResourceChanges {
 }
 
 impl ResourceChanges {
+    /// These counts less `other`'s, never below zero.
+    pub fn without(&self, other: &ResourceChanges) -> ResourceChanges {
+        ResourceChanges {
+            created: self.created.saturating_sub(other.created),
+            updated: self.updated.saturating_sub(other.updated),
+            deleted: self.deleted.saturating_sub(other.deleted),
+            replaced: self.replaced.saturating_sub(other.replaced),
+            unchanged: self.unchanged.saturating_sub(other.unchanged),
+            other: self.other.saturating_sub(other.other),
+        }
+    }
+
     pub fn total_changed(&self) -> u64 {
         self.created + self.updated + self.deleted + self.replaced
     }
@@ -40,12 +55,30 @@ impl ResourceChanges {
         ])
     }
 
-    /// The brief in the words of an operation that changes things or only previews them.
-    pub fn brief_of(&self, preview: bool) -> String {
-        if preview {
-            self.brief_planned()
-        } else {
-            self.brief()
+    /// The brief in the words of `operation`. `refresh` and `drift` count every resource they
+    /// read, stack references included, and an `up` only what the program registers: the same
+    /// project can count more there, so their word is another one (`3 in sync`, not `unchanged`).
+    pub fn brief_for(&self, operation: Option<crate::plan::Operation>) -> String {
+        use crate::plan::Operation;
+        match operation {
+            Some(Operation::Preview) => self.brief_planned(),
+            Some(Operation::Refresh | Operation::Drift) => crate::text::nonzero_counts(&[
+                (self.created, "created"),
+                (self.replaced, "replaced"),
+                (self.updated, "updated"),
+                (self.deleted, "deleted"),
+                (self.unchanged, UNCHANGED_WHEN_READ),
+            ]),
+            _ => self.brief(),
+        }
+    }
+
+    /// The word for `unchanged` in `operation`'s counts (a table's column, a row's count).
+    pub fn unchanged_word(operation: Option<crate::plan::Operation>) -> &'static str {
+        use crate::plan::Operation;
+        match operation {
+            Some(Operation::Refresh | Operation::Drift) => UNCHANGED_WHEN_READ,
+            _ => "unchanged",
         }
     }
 }
@@ -59,7 +92,13 @@ mod tests {
         assert_eq!(ResourceChanges::default().brief(), "");
         let changes = ResourceChanges { created: 3, updated: 1, unchanged: 20, ..Default::default() };
         assert_eq!(changes.brief(), "3 created, 1 updated, 20 unchanged");
-        assert_eq!(changes.brief_of(true), "3 to create, 1 to update, 20 unchanged", "Pulumi's preview words");
+        let preview = changes.brief_for(Some(crate::plan::Operation::Preview));
+        assert_eq!(preview, "3 to create, 1 to update, 20 unchanged", "Pulumi's preview words");
+        // What a refresh counts is another count (every resource read): another word.
+        for operation in [crate::plan::Operation::Refresh, crate::plan::Operation::Drift] {
+            assert_eq!(changes.brief_for(Some(operation)), "3 created, 1 updated, 20 in sync");
+        }
+        assert_eq!(changes.brief_for(Some(crate::plan::Operation::Up)), changes.brief());
     }
 }
 
@@ -86,11 +125,19 @@ pub struct OperationProgress {
     /// Finished resource steps by kind, counted from the stream: what a killed operation did
     /// although it never wrote a summary.
     pub observed: ResourceChanges,
+    /// The stack's own step, as one count of its kind: Pulumi's summary counts the stack as one
+    /// of its resources (`2 unchanged` for a program of one), the stream's counts never do.
+    pub stack_step: ResourceChanges,
 }
 
 impl OperationProgress {
-    /// The CLI's own summary, else what the stream showed finishing (a killed operation).
+    /// The CLI's own summary, else what the stream showed finishing (a killed operation); either
+    /// way the resources of the program, never the stack itself, so every operation of a project
+    /// counts the same things and the live row agrees with the final one.
     pub fn changes(&self) -> ResourceChanges {
-        self.summary.unwrap_or(self.observed)
+        match self.summary {
+            Some(summary) => summary.without(&self.stack_step),
+            None => self.observed,
+        }
     }
 }

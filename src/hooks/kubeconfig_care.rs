@@ -18,6 +18,8 @@ pub struct KubeconfigInstall {
     pub warnings: Vec<String>,
     /// The copy made before the first change of this run.
     pub backup: Option<PathBuf>,
+    /// What the merge put in: what a `destroy` of the project takes out again.
+    pub entries: super::KubeconfigEntries,
 }
 
 /// What the user is told after an install: the backup first, then each warning.

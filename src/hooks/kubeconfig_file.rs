@@ -189,6 +189,7 @@ pub fn install_kubeconfig_with_care(
                 err.location().map(|at| format!(" at line {}, column {}", at.line(), at.column())).unwrap_or_default(),
         })?),
     };
+    let entries = super::KubeconfigEntries::of(new);
     let (new, warnings) = super::review_kubeconfig(existing.as_ref(), new, switch_context);
     let new = &new;
     let merged = merge_kubeconfig(existing.as_ref(), new).map_err(|err| match err {
@@ -219,7 +220,7 @@ pub fn install_kubeconfig_with_care(
     }
     let _ = std::fs::File::open(dir).and_then(|dir| dir.sync_all());
     let context = merged["current-context"].as_str().unwrap_or_default().to_owned();
-    Ok(super::KubeconfigInstall { context, warnings, backup })
+    Ok(super::KubeconfigInstall { context, warnings, backup, entries })
 }
 
 #[cfg(test)]

@@ -118,12 +118,13 @@ impl ProjectConversion<'_> {
 
     /// `"30s"` as a duration, or an error at the value naming `key`.
     fn duration(&self, path: &ProjectPath, key: &str, text: &Spanned<String>) -> Result<Duration> {
-        humantime::parse_duration(text.get_ref()).map_err(|err| {
+        crate::text::parse_duration(text.get_ref()).map_err(|_| {
             self.invalid(
                 text.span().start,
                 format!(
-                    "`{key} = \"{}\"` of `{path}` is not a duration ({err}); write e.g. `\"30s\"` or `\"5m\"`",
-                    text.get_ref()
+                    "`{key} = \"{}\"` of `{path}` is not a duration; {}",
+                    text.get_ref(),
+                    crate::text::DURATION_SHAPES
                 ),
             )
         })
@@ -163,12 +164,12 @@ impl ProjectConversion<'_> {
             None => RetryPolicy::default().backoff,
         };
         let on = RetryPatterns::compile(retry.on.iter().map(|pattern| pattern.get_ref().as_str())).map_err(
-            |(index, err)| {
+            |(index, reason)| {
                 let pattern = &retry.on[index];
                 self.invalid(
                     pattern.span().start,
                     format!(
-                        "`retry.on[{index}] = \"{}\"` of `{path}` is not a valid regular expression: {err}",
+                        "`retry.on[{index}] = \"{}\"` of `{path}` is not a valid regular expression: {reason}",
                         pattern.get_ref()
                     ),
                 )

@@ -19,18 +19,34 @@ pub struct RetryPolicy {
 pub struct RetryPatterns(Vec<regex::Regex>);
 
 impl RetryPatterns {
-    /// The first pattern that does not compile, with its index, is the error.
-    pub fn compile<'a>(patterns: impl IntoIterator<Item = &'a str>) -> Result<Self, (usize, regex::Error)> {
+    /// The first pattern that does not compile, with its index and the short reason, is the error.
+    pub fn compile<'a>(patterns: impl IntoIterator<Item = &'a str>) -> Result<Self, (usize, String)> {
         let compiled = patterns
             .into_iter()
             .enumerate()
-            .map(|(index, pattern)| regex::Regex::new(pattern).map_err(|err| (index, err)))
+            .map(|(index, pattern)| regex::Regex::new(pattern).map_err(|err| (index, short_reason(&err))))
             .collect::<Result<_, _>>()?;
         Ok(Self(compiled))
     }
 
     fn is_match(&self, text: &str) -> bool {
         self.0.iter().any(|regex| regex.is_match(text))
+    }
+}
+
+/// The regex crate's reason on one line (`unclosed group`): its display is several lines, the
+/// pattern repeated with a caret under the fault, which breaks the one-line error around it.
+fn short_reason(err: &regex::Error) -> String {
+    match err {
+        regex::Error::Syntax(text) => text
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|line| !line.is_empty())
+            .map(|line| line.strip_prefix("error: ").unwrap_or(line).to_string())
+            .unwrap_or_else(|| text.clone()),
+        regex::Error::CompiledTooBig(limit) => format!("the compiled pattern is over the limit of {limit} bytes"),
+        other => other.to_string().lines().next().unwrap_or_default().to_string(),
     }
 }
 
@@ -96,6 +112,19 @@ impl RetryPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pattern_that_does_not_compile_has_a_one_line_reason() {
+        let bad = ["(unclosed", "[z-a]", "a{2,1}", "*", "\\", "(?P<>x)", "x{99999999999}", "\\p{Nope}", "(?z)"];
+        for pattern in bad {
+            let (index, reason) = RetryPatterns::compile(["fine", pattern]).expect_err(pattern);
+            assert_eq!(index, 1);
+            assert!(!reason.is_empty() && !reason.contains('\n'), "{pattern:?}: {reason:?}");
+            assert!(!reason.starts_with("error") && !reason.contains(pattern), "{pattern:?}: {reason:?}");
+        }
+        let (_, reason) = RetryPatterns::compile(["(unclosed"]).unwrap_err();
+        assert_eq!(reason, "unclosed group");
+    }
 
     #[test]
     fn lock_conflicts_are_retried() {

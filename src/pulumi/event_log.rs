@@ -21,8 +21,9 @@ pub enum EngineEvent {
         urn: String,
         op: String,
     },
-    /// The stack's own outputs, each secret as the string `[secret]`, and the secrets' names.
+    /// The stack's own step (`op`) and outputs, each secret as `[secret]`, and the secrets' names.
     StackOutputs {
+        op: String,
         secret_names: Vec<String>,
         outputs: serde_json::Map<String, Value>,
     },
@@ -126,7 +127,7 @@ pub fn parse_event_line(line: &str) -> Option<EngineEvent> {
                     hidden.map(|_| name.clone())
                 };
                 let secret_names: Vec<String> = outputs.iter_mut().filter_map(secret).collect();
-                return Some(EngineEvent::StackOutputs { secret_names, outputs });
+                return Some(EngineEvent::StackOutputs { op: step.metadata.op, secret_names, outputs });
             }
         }
         return Some(EngineEvent::ResourceOutputs { urn: step.metadata.urn, op: step.metadata.op });
@@ -164,9 +165,8 @@ pub fn parse_event_line(line: &str) -> Option<EngineEvent> {
 /// Pulumi's signature key marking a serialized secret (`sig.Secret` in its SDK).
 const SECRET_SIGNATURE: &str = "4dabf18193072939515e22adb298388d";
 
-/// Whether a value in the event log is a secret. Pulumi v3.259.0 writes a secret output as an
-/// object `{"<signature>": "1b47...", "ciphertext": "[secret]"}`; older CLIs and `stack output
-/// --json` without `--show-secrets` print the plain string `[secret]`.
+/// Whether an event log value is a secret: v3.259.0 writes an object `{"<signature>": "1b47...",
+/// "ciphertext": "[secret]"}`; older CLIs and `stack output --json` the string `[secret]`.
 pub fn is_secret_value(value: &Value) -> bool {
     match value {
         Value::String(text) => text == "[secret]",

@@ -26,7 +26,19 @@ impl OperationProgress {
             EngineEvent::ResourcePre { urn, .. } if !is_stack_resource(urn) => self.steps_seen += 1,
             EngineEvent::ResourceOutputs { urn, op } if !is_stack_resource(urn) => {
                 self.steps_done += 1;
-                self.observed.add(op, 1);
+                // Pulumi's summary of an `up` leaves out what it only read (a stack reference).
+                if !is_default_provider(urn) && op != "read" {
+                    self.observed.add(op, 1);
+                }
+            }
+            // A preview reports the stack's step twice: it is one resource, counted once.
+            EngineEvent::ResourceOutputs { op, .. } | EngineEvent::StackOutputs { op, .. } => {
+                self.stack_step = ResourceChanges::default();
+                self.stack_step.add(op, 1);
+                if let EngineEvent::StackOutputs { secret_names, outputs, .. } = event {
+                    self.secret_outputs = Some(secret_names.clone());
+                    self.stack_outputs = Some(outputs.clone());
+                }
             }
             EngineEvent::ResourceFailed { .. } => self.steps_failed += 1,
             EngineEvent::Diagnostic { severity, message, .. } => match severity.as_str() {
@@ -42,10 +54,6 @@ impl OperationProgress {
                 self.result.clone_from(result);
                 self.is_preview = *is_preview;
             }
-            EngineEvent::StackOutputs { secret_names, outputs } => {
-                self.secret_outputs = Some(secret_names.clone());
-                self.stack_outputs = Some(outputs.clone());
-            }
             EngineEvent::Cancel => self.finished = true,
             _ => {}
         }
@@ -55,6 +63,14 @@ impl OperationProgress {
 /// The stack itself is a resource in the stream; it is not what people count.
 fn is_stack_resource(urn: &str) -> bool {
     urn.contains("::pulumi:pulumi:Stack::")
+}
+
+/// A provider the engine made on its own (`pulumi:providers:aws::default_6_0_0`): Pulumi's
+/// summary leaves it out, so the counts of a stream without one do too.
+fn is_default_provider(urn: &str) -> bool {
+    urn.split_once("::pulumi:providers:")
+        .and_then(|(_, rest)| rest.split_once("::"))
+        .is_some_and(|(_, name)| name == "default" || name.starts_with("default_"))
 }
 
 #[cfg(test)]
@@ -76,7 +92,39 @@ mod tests {
             result: None,
             is_preview: None,
         });
-        assert_eq!(progress.changes().created, 7, "Pulumi's summary wins when there is one");
+        assert_eq!(progress.changes().created, 6, "Pulumi's summary wins, less the stack it counts");
+    }
+
+    fn read_fixture(name: &str) -> OperationProgress {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pulumi-events").join(name);
+        let mut progress = OperationProgress::default();
+        for line in std::fs::read_to_string(path).unwrap().lines() {
+            if let Some(event) = crate::pulumi::parse_event_line(line) {
+                progress.apply(&event);
+            }
+        }
+        progress
+    }
+
+    /// The real CLI's summary counts the stack as a resource: the same project of two resources
+    /// counts two for every operation, as the stream's own steps do.
+    #[test]
+    fn every_operation_of_the_real_cli_counts_the_programs_resources() {
+        let count = |name: &str| read_fixture(&format!("real__two-stashes-{name}.jsonl")).changes();
+        let two = |field: fn(&mut ResourceChanges) -> &mut u64| {
+            let mut changes = ResourceChanges::default();
+            *field(&mut changes) = 2;
+            changes
+        };
+        assert_eq!(count("up-create"), two(|c| &mut c.created));
+        for name in ["up-unchanged", "refresh", "drift", "preview"] {
+            assert_eq!(count(name), two(|c| &mut c.unchanged), "{name}");
+        }
+        assert_eq!(count("destroy"), two(|c| &mut c.deleted));
+        for name in ["up-unchanged", "refresh", "drift"] {
+            let progress = read_fixture(&format!("real__two-stashes-{name}.jsonl"));
+            assert_eq!(progress.observed, progress.changes(), "the live count is the final one: {name}");
+        }
     }
 
     /// Captured from the real CLI (tests/fixtures/pulumi-events/README.md): the stack's op is

@@ -15,13 +15,13 @@ pub struct PulumiManifest {
 /// Why a project's `Pulumi.yaml` cannot be used; the cause kept as `source()`.
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
-    #[error("no `Pulumi.yaml` in `{}`", .0.display())]
+    #[error("no `Pulumi.yaml` in `{}`", crate::error::shown_path(.0))]
     Missing(PathBuf),
-    #[error("cannot read `{}`", .0.display())]
+    #[error("cannot read `{}`", crate::error::shown_path(.0))]
     Unreadable(PathBuf, #[source] std::io::Error),
-    #[error("`{}` is not valid", .0.display())]
+    #[error("`{}` is not valid", crate::error::shown_path(.0))]
     Invalid(PathBuf, #[source] serde_yaml::Error),
-    #[error("`{}` has no `name`", .0.display())]
+    #[error("`{}` has no `name`", crate::error::shown_path(.0))]
     Unnamed(PathBuf),
 }
 

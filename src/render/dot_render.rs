@@ -5,6 +5,8 @@ use crate::graph::{NodeIndex, ProjectGraph};
 use crate::plan::ExecutionPlan;
 use crate::provider::{Phase, Provider};
 
+use super::PhaseWaves;
+
 /// Graphviz: one cluster per phase holding all its projects, the phases left to right in the
 /// order they run, edges in execution direction. Waves are ranks inside their phase's cluster:
 /// a `rank=same` outside a cluster would pull its projects out of it.
@@ -14,6 +16,7 @@ pub fn dot(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan) -> S
     let waves: HashMap<NodeIndex, usize> =
         plan.waves.iter().enumerate().flat_map(|(number, wave)| wave.iter().map(move |&node| (node, number))).collect();
     let wave_of = |node: NodeIndex| waves.get(&node).copied().unwrap_or(0);
+    let numbers = PhaseWaves::of(graph, plan);
     let mut out = String::new();
     let _ = writeln!(out, "digraph {} {{", quote(&provider.name));
     // `compound` lets the phase-order edge end at the clusters' borders (`ltail`/`lhead`).
@@ -39,7 +42,8 @@ pub fn dot(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan) -> S
             let project = graph.project(node);
             // The wave in the label: the phase order may draw a project further right than the
             // wave it starts in (one that needs no cluster starts with the first).
-            let label = format!("{}\\n{}\\nwave {}", project.path, project.description, wave_of(node) + 1);
+            let number = numbers.of_node(graph, plan, node);
+            let label = format!("{}\\n{}\\nwave {number}", project.path, project.description);
             let _ = writeln!(out, "    {} [label={}];", path(node), quote(&label));
         }
         for wave in &plan.waves {

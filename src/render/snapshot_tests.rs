@@ -171,3 +171,31 @@ fn dot_draws_no_implied_edge_and_the_phase_order_lands_on_a_waiting_project() {
     let phase = dot.lines().find(|line| line.contains("phase order")).unwrap();
     assert!(phase.starts_with(r#"  "infrastructure/kubeconfig" -> "kubernetes/"#), "{phase}");
 }
+
+/// `show` numbers the waves of each phase from 1 without gaps, for every operation and every
+/// selection that leaves one project out: the plan's own steps jump across phases.
+#[test]
+fn tree_numbers_waves_per_phase_from_1() {
+    let provider = mara_aws();
+    let graph = ProjectGraph::build(&provider).unwrap();
+    let operations = [Operation::Up, Operation::Preview, Operation::Refresh, Operation::Destroy, Operation::Drift];
+    for operation in operations {
+        let nodes: Vec<_> = graph.projects().iter().filter_map(|project| graph.node_of(&project.path)).collect();
+        for &left_out in &nodes {
+            let selected = nodes.iter().copied().filter(|&node| node != left_out).collect();
+            let tree = super::tree(&provider, &graph, &ExecutionPlan::new(&graph, operation, &selected), WIDE);
+            let mut numbers: Vec<Vec<usize>> = Vec::new();
+            for line in tree.lines() {
+                if line.ends_with(" phase") {
+                    numbers.push(Vec::new());
+                } else if let Some(rest) = line.split_once(" wave ").map(|(_, rest)| rest) {
+                    let number = rest.split(' ').next().unwrap().parse().unwrap();
+                    numbers.last_mut().unwrap().push(number);
+                }
+            }
+            for phase in numbers {
+                assert_eq!(phase, (1..=phase.len()).collect::<Vec<_>>(), "{operation:?} without {left_out:?}:\n{tree}");
+            }
+        }
+    }
+}

@@ -1,7 +1,7 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use super::TreeLayout;
+use super::{PhaseWaves, TreeLayout};
 use crate::graph::{NodeIndex, ProjectGraph};
 use crate::plan::{BarrierReason, CriticalPath, ExecutionPlan};
 use crate::provider::{Phase, Provider};
@@ -28,7 +28,8 @@ pub fn tree(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan, lay
     } else {
         [Phase::Infrastructure, Phase::Kubernetes]
     };
-    for phase in phases {
+    let numbers = PhaseWaves::of(graph, plan);
+    for (phase_index, phase) in phases.into_iter().enumerate() {
         let waves: Vec<(usize, Vec<NodeIndex>)> = plan
             .waves
             .iter()
@@ -40,11 +41,20 @@ pub fn tree(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan, lay
             continue;
         }
         let _ = writeln!(out, "{phase} phase");
-        for (position, (number, wave)) in waves.iter().enumerate() {
+        for (position, (step, wave)) in waves.iter().enumerate() {
             let (branch, indent) =
                 if position + 1 == waves.len() { ("└──", "    ") } else { ("├──", "│   ") };
-            let parallel = if wave.len() > 1 { format!(" ({} in parallel)", wave.len()) } else { String::new() };
-            let _ = writeln!(out, "{branch} wave {}{parallel}", number + 1);
+            let mut notes = Vec::new();
+            if wave.len() > 1 {
+                notes.push(format!("{} in parallel", wave.len()));
+            }
+            // Only the phase drawn second can start early, beside a wave of the first.
+            let earlier = phases[0];
+            if let Some(beside) = numbers.alongside(earlier, *step).filter(|_| phase_index == 1) {
+                notes.push(format!("with {earlier} wave {beside}"));
+            }
+            let notes = if notes.is_empty() { String::new() } else { format!(" ({})", notes.join(", ")) };
+            let _ = writeln!(out, "{branch} wave {}{notes}", numbers.number(phase, *step));
             for (i, &node) in wave.iter().enumerate() {
                 let (leaf, under) = if i + 1 == wave.len() { ("└──", "    ") } else { ("├──", "│   ") };
                 let mark = any_known.then(|| critical.projects.contains(&node));

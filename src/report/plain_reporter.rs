@@ -53,7 +53,8 @@ impl PlainReporter {
                 info.provider,
                 info.stack,
                 info.parallelism.min(info.projects.len()).max(1),
-                info.log_dir.display()
+                // As the footer's `logs:` shows it: relative to where the user stands.
+                crate::error::shown_path(&info.log_dir)
             ),
             ExecutionEvent::ProjectStarted { project, attempt, .. } if *attempt > 1 => {
                 format!("{project} started (attempt {attempt})")

@@ -88,6 +88,7 @@ fn success_events() -> Vec<ExecutionEvent> {
             project: path("infrastructure/cluster"),
             context: "mara-dev".into(),
             file: PathBuf::from("/home/someone/.kube/config"),
+            entries: Default::default(),
         }),
         finished(cluster),
         started("kubernetes/app", 1, 164_000),
@@ -306,8 +307,9 @@ fn the_live_count_uses_the_numbers_the_table_shows() {
     let mut progress = OperationProgress { steps_seen: 5, steps_done: 4, ..Default::default() };
     progress.observed.created = 2;
     progress.observed.unchanged = 2;
-    assert_eq!(progress_status(&progress), "2 created, 2 unchanged, 1 in progress");
-    assert_eq!(progress_status(&OperationProgress::default()), "starting");
+    assert_eq!(progress_status(&progress, Some(Operation::Up)), "2 created, 2 unchanged, 1 in progress");
+    assert_eq!(progress_status(&progress, Some(Operation::Refresh)), "2 created, 2 in sync, 1 in progress");
+    assert_eq!(progress_status(&OperationProgress::default(), None), "starting");
 }
 
 #[test]
@@ -389,5 +391,6 @@ fn a_preview_row_uses_pulumis_preview_words() {
     assert!(line.contains("3 to create, 1 to update, 20 unchanged"), "{line}");
     let progress =
         OperationProgress { steps_seen: 1, is_preview: Some(true), observed: report.changes, ..Default::default() };
-    assert!(progress_status(&progress).starts_with("3 to create, 1 to update"), "{}", progress_status(&progress));
+    let status = progress_status(&progress, Some(Operation::Up));
+    assert!(status.starts_with("3 to create, 1 to update"), "{status}");
 }

@@ -76,7 +76,13 @@ impl RunSummary {
         let _ = writeln!(
             out,
             "{:width$}  {:result_width$}  {:>8}  {:>7} {:>7} {:>7} {:>9}",
-            "project", "result", "duration", "created", "updated", "deleted", "unchanged"
+            "project",
+            "result",
+            "duration",
+            "created",
+            "updated",
+            "deleted",
+            crate::execute::ResourceChanges::unchanged_word(self.info.as_ref().map(|info| info.operation))
         );
         for report in &rows {
             let changes = &report.changes;

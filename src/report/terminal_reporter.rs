@@ -8,6 +8,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, P
 use super::run_summary::format_duration;
 use super::Reporter;
 use crate::execute::{ExecutionEvent, OperationProgress, ProjectReport, ProjectResult, RunInfo};
+use crate::plan::Operation;
 use crate::provider::ProjectPath;
 use crate::text::{counted, fit_middle, fit_path, fit_reason, fit_words, word_wrap};
 
@@ -96,7 +97,7 @@ impl TerminalReporter {
         let duration = if report.started.is_some() { format_duration(report.duration) } else { String::new() };
         let mut why = Vec::new();
         let operation = report.operation.or(self.operation);
-        let changes = report.changes.brief_of(operation.is_some_and(|operation| operation.is_preview()));
+        let changes = report.changes.brief_for(operation);
         if !changes.is_empty() && report.result != ProjectResult::Skipped {
             why.push(changes);
         }
@@ -209,9 +210,11 @@ fn fit_live(status: &str, columns: usize, path_width: usize) -> String {
     }
 }
 
-/// `2 created, 3 unchanged, 1 in progress`: the numbers the table will show, as they grow.
-pub fn progress_status(progress: &OperationProgress) -> String {
-    let mut parts = vec![progress.changes().brief_of(progress.is_preview == Some(true))];
+/// `2 created, 3 unchanged, 1 in progress`: the numbers the table will show, as they grow, in
+/// the words of the run's `operation`.
+pub fn progress_status(progress: &OperationProgress, operation: Option<Operation>) -> String {
+    let operation = if progress.is_preview == Some(true) { Some(Operation::Preview) } else { operation };
+    let mut parts = vec![progress.changes().brief_for(operation)];
     let running = progress.steps_seen.saturating_sub(progress.steps_done + progress.steps_failed);
     if running > 0 {
         parts.push(format!("{running} in progress"));
@@ -252,7 +255,7 @@ impl Reporter for TerminalReporter {
                 self.set_status(project, &status);
             }
             ExecutionEvent::ProjectProgress { project, progress } => {
-                self.set_status(project, &progress_status(progress));
+                self.set_status(project, &progress_status(progress, self.operation));
             }
             ExecutionEvent::ProjectNote { project, message } => self.set_status(project, message),
             ExecutionEvent::ProjectOutput { project, line, .. } if self.verbose => {

@@ -40,11 +40,16 @@ fn module_imports(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut modules = BTreeMap::new();
     for entry in std::fs::read_dir(src).expect("src/ is readable") {
         let path = entry.unwrap().path();
-        let name = path.file_stem().unwrap().to_string_lossy().to_string();
-        if name == "lib" || name == "main" || (path.is_file() && path.extension().is_none_or(|ext| ext != "rs")) {
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        if stem == "lib" || stem == "main" || (path.is_file() && path.extension().is_none_or(|ext| ext != "rs")) {
             continue;
         }
-        let mut named = BTreeSet::new();
+        // `error_tests.rs` is the `#[path]` test module of `error.rs`: part of `error`.
+        let name = match stem.strip_suffix("_tests") {
+            Some(owner) if path.is_file() => owner.to_string(),
+            _ => stem,
+        };
+        let mut named = modules.remove(&name).unwrap_or_else(BTreeSet::new);
         for file in rust_files(&path) {
             let text = std::fs::read_to_string(&file).unwrap();
             named.extend(crate_paths(&text).into_iter().filter(|target| *target != name));

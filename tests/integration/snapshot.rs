@@ -107,8 +107,9 @@ impl Redactions {
             // `20261124T065235Z-26352`: the start in UTC and the pid.
             .width_keeping(r"\b\d{8}T\d{6}Z-\d+\b", "[RUN_ID]", RUN_ID_WIDEST)
             .width_keeping(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?", "[TIME]", 0)
-            // `0.7s`, `1m 2s`, `1h 3m`, `120ms`; not a duration the user wrote in quotes (`"30s"`).
-            .with(r#"(^|[^"\w.])(?:\d+h ?)?(?:\d+m ?)?\d+(?:\.\d+)?(?:ms|s|m|h)\b"#, "${1}[DURATION]")
+            // `0.7s`, `1m 2s`, `1h 3m`, `120ms`; not a duration the user wrote in quotes (`"30s"`)
+            // nor an example in backticks (`write e.g. \`30s\``): neither is measured.
+            .with(r#"(^|[^"\w.`])(?:\d+h ?)?(?:\d+m ?)?\d+(?:\.\d+)?(?:ms|s|m|h)\b"#, "${1}[DURATION]")
             .with(r"\bpid (\d+)\b", "pid [PID]")
             .with(r#""pid": ?\d+"#, r#""pid": [PID]"#)
             // Pulumi's and its language host's versions (`v3.259.0`, `v1.38.1`).

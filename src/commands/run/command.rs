@@ -149,6 +149,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let resume = format!("{} --resume", command_line(run, &loaded));
     let cwd = std::env::current_dir().ok();
     crate::text::stderr_text!("{}", report::run_footer(&summary, &resume, cwd.as_deref()));
+    crate::commands::run::kubeconfig_record::after_run(settings, run, &loaded, &summary);
     if status == ExitStatus::Success && crate::commands::run::changes::changes_fail_the_run(run, changes.as_ref()) {
         return Ok(ExitStatus::ChangesFound);
     }

@@ -5,6 +5,7 @@ pub(crate) mod command;
 pub(crate) mod configuration_gate;
 pub(crate) mod destroy_confirmation;
 pub(crate) mod history_failure;
+pub(crate) mod kubeconfig_record;
 pub(crate) mod lock_recovery;
 pub(crate) mod outcome;
 pub(crate) mod preflight_gate;

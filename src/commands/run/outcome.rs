@@ -35,9 +35,23 @@ pub fn report_stack_locks(loaded: &LoadedProvider, backend: &Backend, stack: &st
 /// only repeat them, so `table_on_stdout` is false there.
 pub fn finish_run(run: &RunSettings, summary: &RunSummary, table_on_stdout: bool) -> Result<ExitStatus> {
     let cwd = std::env::current_dir().ok();
+    // A terminal breaks a long message inside a word ("cert|ificate"): wrapped at spaces to its
+    // width instead, continued two columns in; the log's own lines stay as Pulumi wrote them, and
+    // the log's path stays beside its label, to be copied whole.
+    let stderr = console::Term::stderr();
+    let width = stderr.is_term().then(|| usize::from(stderr.size().1)).filter(|&width| width >= 20);
     // Line by line, so each `error:` gets the colour rule of every other.
     for line in summary.failures(cwd.as_deref()).lines() {
-        crate::text::stderr_line!("{line}");
+        let (indent, text) = line.split_at(line.len() - line.trim_start().len());
+        let as_written = text.starts_with('|') || text.starts_with("full log:");
+        match width {
+            Some(width) if line.chars().count() > width && !as_written => {
+                for part in crate::text::word_wrap(text, indent, &format!("{indent}  "), width) {
+                    crate::text::stderr_line!("{part}");
+                }
+            }
+            _ => crate::text::stderr_line!("{line}"),
+        }
     }
     if table_on_stdout {
         crate::text::stdout_text!("{}", summary.table());

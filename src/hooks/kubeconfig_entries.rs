@@ -1,0 +1,193 @@
+//! What a `kubeconfig` hook put into the user's file, and taking exactly that out again once the
+//! cluster it points at is destroyed: a context left behind keeps `kubectl` talking to nothing.
+
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_yaml::Value;
+
+use super::KubeconfigError;
+
+/// The names of the clusters, users and contexts one installed kubeconfig held.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KubeconfigEntries {
+    pub contexts: Vec<String>,
+    pub clusters: Vec<String>,
+    pub users: Vec<String>,
+}
+
+/// What taking the entries out did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KubeconfigRemoval {
+    /// The entries that were there and are gone; a cluster or user another context still uses stays.
+    pub removed: KubeconfigEntries,
+    /// The `current-context` that named a removed context, now unset.
+    pub cleared_current: Option<String>,
+    /// The copy made before the first change of this run.
+    pub backup: Option<PathBuf>,
+}
+
+fn names(doc: &Value, key: &str) -> Vec<String> {
+    let entries = doc.get(key).and_then(Value::as_sequence).map(Vec::as_slice).unwrap_or_default();
+    entries.iter().filter_map(|entry| entry.get("name").and_then(Value::as_str)).map(str::to_string).collect()
+}
+
+impl KubeconfigEntries {
+    /// The entries of a kubeconfig about to be installed.
+    pub fn of(kubeconfig: &Value) -> Self {
+        Self {
+            contexts: names(kubeconfig, "contexts"),
+            clusters: names(kubeconfig, "clusters"),
+            users: names(kubeconfig, "users"),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.contexts.is_empty() && self.clusters.is_empty() && self.users.is_empty()
+    }
+
+    /// `context `a`, cluster `a`, user `a-admin``, for a sentence.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        for (kind, list) in [("context", &self.contexts), ("cluster", &self.clusters), ("user", &self.users)] {
+            parts.extend(list.iter().map(|name| format!("{kind} `{name}`")));
+        }
+        parts.join(", ")
+    }
+}
+
+/// Takes `entries` out of the kubeconfig at `target` under the same folder lock as an install:
+/// every named context; a named cluster or user only when no remaining context uses it; and
+/// `current-context` is unset when it named a removed context, so `kubectl` says "no context"
+/// instead of timing out against a cluster that is gone. A file without them is left as it is.
+pub fn remove_kubeconfig_entries(
+    target: &Path,
+    entries: &KubeconfigEntries,
+) -> Result<KubeconfigRemoval, KubeconfigError> {
+    let io = |action: &'static str, path: &Path| {
+        let path = path.to_path_buf();
+        move |err: std::io::Error| KubeconfigError::Io(action, path, err)
+    };
+    let nothing = KubeconfigRemoval { removed: KubeconfigEntries::default(), cleared_current: None, backup: None };
+    let target = std::fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
+    let target = target.as_path();
+    let dir = target.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let Ok(lock) = std::fs::File::open(dir) else { return Ok(nothing) };
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
+        .map_err(|errno| io("lock", dir)(std::io::Error::from(errno)))?;
+    let text = match std::fs::read_to_string(target) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(nothing),
+        Err(err) => return Err(io("read", target)(err)),
+    };
+    let Ok(Value::Mapping(old)) = serde_yaml::from_str::<Value>(&text) else { return Ok(nothing) };
+    let mut doc = old.clone();
+    let mut removed = KubeconfigEntries::default();
+    let take = |doc: &mut serde_yaml::Mapping, key: &str, keep: &dyn Fn(&str) -> bool| -> Vec<String> {
+        let Some(Value::Sequence(list)) = doc.get_mut(key) else { return Vec::new() };
+        let mut gone = Vec::new();
+        list.retain(|entry| match entry.get("name").and_then(Value::as_str) {
+            Some(name) if !keep(name) => {
+                gone.push(name.to_string());
+                false
+            }
+            _ => true,
+        });
+        gone
+    };
+    removed.contexts = take(&mut doc, "contexts", &|name| !entries.contexts.iter().any(|c| c == name));
+    let used = |field: &str| -> Vec<String> {
+        let contexts = doc.get("contexts").and_then(Value::as_sequence).cloned().unwrap_or_default();
+        contexts
+            .iter()
+            .filter_map(|entry| entry.get("context").and_then(|context| context.get(field)).and_then(Value::as_str))
+            .map(str::to_string)
+            .collect()
+    };
+    let (clusters_used, users_used) = (used("cluster"), used("user"));
+    removed.clusters = take(&mut doc, "clusters", &|name| {
+        !entries.clusters.iter().any(|c| c == name) || clusters_used.iter().any(|c| c == name)
+    });
+    removed.users = take(&mut doc, "users", &|name| {
+        !entries.users.iter().any(|u| u == name) || users_used.iter().any(|u| u == name)
+    });
+    let current = doc.get("current-context").and_then(Value::as_str).map(str::to_string);
+    let cleared_current = current.filter(|current| removed.contexts.contains(current));
+    if cleared_current.is_some() {
+        doc.insert("current-context".into(), "".into());
+    }
+    if removed.is_empty() {
+        return Ok(nothing);
+    }
+    let new_text = serde_yaml::to_string(&Value::Mapping(doc))
+        .map_err(|err| io("serialize", target)(std::io::Error::other(err)))?;
+    super::refuse_lossy_rewrite(target, &text, Some(&Value::Mapping(old)), &new_text)?;
+    let backup = super::back_up_once(target)?;
+    let file_name = target.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+    // The lock makes this name ours; a leftover from a crashed run with the same pid is stale.
+    let temp = dir.join(format!(".{file_name}.runner-{}.tmp", std::process::id()));
+    let _ = std::fs::remove_file(&temp);
+    let written = (|| {
+        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&temp)?;
+        file.write_all(new_text.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&temp, target)
+    })();
+    if let Err(err) = written {
+        let _ = std::fs::remove_file(&temp);
+        return Err(io("write", target)(err));
+    }
+    Ok(KubeconfigRemoval { removed, cleared_current, backup })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = "apiVersion: v1\nkind: Config\nclusters:\n- name: prod\n  cluster: {server: 'https://prod'}\n\
+        - name: dev\n  cluster: {server: 'https://dev'}\nusers:\n- name: admin\n  user: {token: t}\n- name: dev-admin\n  user: {token: d}\n\
+        contexts:\n- name: prod\n  context: {cluster: prod, user: admin}\n- name: dev\n  context: {cluster: dev, user: admin}\n\
+        current-context: dev\npreferences: {}\n";
+
+    fn entries(contexts: &[&str], clusters: &[&str], users: &[&str]) -> KubeconfigEntries {
+        let owned = |list: &[&str]| list.iter().map(|name| name.to_string()).collect();
+        KubeconfigEntries { contexts: owned(contexts), clusters: owned(clusters), users: owned(users) }
+    }
+
+    #[test]
+    fn takes_out_only_what_was_installed_and_no_longer_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("config");
+        std::fs::write(&target, FILE).unwrap();
+        let installed = entries(&["dev"], &["dev"], &["admin", "dev-admin"]);
+        let removal = remove_kubeconfig_entries(&target, &installed).unwrap();
+        // `admin` is also `prod`'s user: it stays.
+        assert_eq!(removal.removed, entries(&["dev"], &["dev"], &["dev-admin"]));
+        assert_eq!(removal.cleared_current.as_deref(), Some("dev"));
+        assert!(removal.backup.is_some());
+        let doc: Value = serde_yaml::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+        assert_eq!(names(&doc, "contexts"), ["prod"]);
+        assert_eq!(names(&doc, "clusters"), ["prod"]);
+        assert_eq!(names(&doc, "users"), ["admin"]);
+        assert_eq!(doc["current-context"], "");
+        assert!(doc.get("preferences").is_some());
+        let again = remove_kubeconfig_entries(&target, &installed).unwrap();
+        assert!(again.removed.is_empty() && again.cleared_current.is_none(), "{again:?}");
+    }
+
+    #[test]
+    fn a_missing_file_or_another_current_context_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("config");
+        let installed = entries(&["dev"], &["dev"], &[]);
+        assert!(remove_kubeconfig_entries(&target, &installed).unwrap().removed.is_empty());
+        std::fs::write(&target, FILE.replace("current-context: dev", "current-context: prod")).unwrap();
+        let removal = remove_kubeconfig_entries(&target, &installed).unwrap();
+        assert_eq!(removal.removed, entries(&["dev"], &["dev"], &[]));
+        assert_eq!(removal.cleared_current, None);
+        let doc: Value = serde_yaml::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+        assert_eq!(doc["current-context"], "prod");
+    }
+}
