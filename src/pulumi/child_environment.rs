@@ -73,11 +73,11 @@ impl ChildEnvironment {
         let mut secrets: Vec<String> = self
             .vars
             .iter()
-            .filter(|(key, _)| {
+            .filter(|(key, value)| {
                 if self.file_keys.contains(key.as_str()) {
                     rule.entry_is_secret(key)
                 } else {
-                    rule.inherited_is_secret(key)
+                    rule.inherited_value_is_secret(key, value)
                 }
             })
             .map(|(_, value)| value.clone())

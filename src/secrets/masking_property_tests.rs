@@ -119,8 +119,9 @@ fn printed(secret: &str, encoding: Encoding) -> Option<(String, String)> {
             };
             let first = (8 * prefix).div_ceil(6);
             let end = 8 * (prefix + secret.len()) / 6;
-            // The one limit: a value too short to own a whole character at this offset.
-            (first < end).then(|| (text.clone(), text[first..end].to_string()))
+            // The one limit: a value too short to own `MIN_BASE64_FRAGMENT` characters at this
+            // offset (one or two characters would blot that letter everywhere).
+            (first + 3 <= end).then(|| (text.clone(), text[first..end].to_string()))
         }
     }
 }

@@ -3,11 +3,16 @@
 //! base64-encoded. Masking every shape is what makes "the value reaches no sink" hold whatever
 //! tool printed it.
 
-use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
 use base64::Engine;
 
 /// `base64` (coreutils) wraps its output at 76 characters.
 const BASE64_LINE: usize = 76;
+
+/// The shortest base64 fragment masked. A value of one or two bytes owns at most two characters
+/// of a longer encoded text (`x` owns one `e`); masking those would blot that letter in every
+/// line while proving nothing. Its encoding alone, padded, is still masked.
+const MIN_BASE64_FRAGMENT: usize = 3;
 
 /// Every printed shape of `value`, raw first, without duplicates or empty strings.
 pub fn printed_forms(value: &str) -> Vec<String> {
@@ -140,8 +145,10 @@ fn percent_encoded(value: &str, keep: &str, space_as_plus: bool, upper: bool) ->
 /// encoded alone and wrapped as `base64` wraps it.
 fn base64_forms(bytes: &[u8]) -> Vec<String> {
     let mut forms = Vec::new();
+    // Alone and padded, as `base64` and most libraries print a value encoded by itself.
+    forms.push(STANDARD.encode(bytes));
+    forms.push(URL_SAFE.encode(bytes));
     for engine in [&STANDARD_NO_PAD, &URL_SAFE_NO_PAD] {
-        // Alone: the whole encoding, padding included where the alphabet pads.
         let alone = engine.encode(bytes);
         for shift in 0..3usize {
             let mut shifted = vec![0u8; shift];
@@ -150,14 +157,16 @@ fn base64_forms(bytes: &[u8]) -> Vec<String> {
             // Character i carries bits 6i..6i+6; keep those lying wholly inside the value.
             let first = (8 * shift).div_ceil(6);
             let end = (8 * (shift + bytes.len())) / 6;
-            if first < end && end <= encoded.len() {
+            if first + MIN_BASE64_FRAGMENT <= end && end <= encoded.len() {
                 forms.push(encoded[first..end].to_string());
             }
         }
         if alone.len() > BASE64_LINE {
             forms.extend(alone.as_bytes().chunks(BASE64_LINE).map(|line| String::from_utf8_lossy(line).into_owned()));
         }
-        forms.push(alone);
+        if alone.len() >= MIN_BASE64_FRAGMENT {
+            forms.push(alone);
+        }
     }
     forms
 }
@@ -200,6 +209,24 @@ mod tests {
                 assert!(forms.iter().any(|form| encoded.contains(form.as_str())), "{prefix}/{suffix}: {encoded}");
             }
         }
+    }
+
+    /// A value of one or two bytes is masked as written and encoded alone, never by the one or
+    /// two characters it owns inside a longer base64 text: those are ordinary letters.
+    #[test]
+    fn a_tiny_value_has_no_one_or_two_letter_base64_form() {
+        for value in ["x", "1", "ab", "é", "\n"] {
+            let forms = printed_forms(value);
+            let encoded = [STANDARD.encode(value), URL_SAFE.encode(value)];
+            let fragments: Vec<_> = forms
+                .iter()
+                .filter(|form| form.len() < 3 && form.as_str() != value)
+                .filter(|form| encoded.iter().any(|text| text.contains(form.as_str())))
+                .collect();
+            assert!(fragments.is_empty(), "{value:?}: {fragments:?}");
+        }
+        let forms = printed_forms("x");
+        assert!(has(&forms, "eA==") && !has(&forms, "e") && !has(&forms, "eA"), "{forms:?}");
     }
 
     #[test]

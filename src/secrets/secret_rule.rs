@@ -55,6 +55,20 @@ impl SecretRule {
     pub fn inherited_is_secret(&self, name: &str) -> bool {
         !self.is_plain(name) && names_a_credential(name)
     }
+
+    /// An inherited variable's value is secret when its name is, unless the value is a flag
+    /// (`INSTA_FORCE_PASS=1`, `SKIP_AUTH=true`): a switch is nobody's credential, and masking `1`
+    /// would blot every digit of every line. The name is only a guess for inherited variables;
+    /// an environment-file entry stays secret whatever its value.
+    pub fn inherited_value_is_secret(&self, name: &str, value: &str) -> bool {
+        self.inherited_is_secret(name) && !is_flag(value)
+    }
+}
+
+const FLAGS: &[&str] = &["0", "1", "true", "false", "yes", "no", "on", "off", "y", "n"];
+
+fn is_flag(value: &str) -> bool {
+    FLAGS.iter().any(|flag| value.trim().eq_ignore_ascii_case(flag))
 }
 
 /// True when one of the `_`-separated words of `name` (or the whole of a run of them, for
@@ -95,6 +109,18 @@ mod tests {
         for name in ["PULUMI_STACK", "AWS_REGION", "KUBECONFIG", "DEMO_REGION"] {
             assert!(!rule.entry_is_secret(name), "{name}");
         }
+    }
+
+    #[test]
+    fn an_inherited_flag_is_no_secret_whatever_its_name() {
+        let rule = SecretRule::default();
+        for flag in ["1", "0", "true", "FALSE", "Yes", "no", "on", "OFF", " y "] {
+            assert!(!rule.inherited_value_is_secret("INSTA_FORCE_PASS", flag), "{flag}");
+        }
+        for value in ["2", "hunter2", "truefalse", "10"] {
+            assert!(rule.inherited_value_is_secret("INSTA_FORCE_PASS", value), "{value}");
+        }
+        assert!(!rule.inherited_value_is_secret("HOME", "secret-looking"), "the name decides first");
     }
 
     #[test]
