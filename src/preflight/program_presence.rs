@@ -31,7 +31,9 @@ pub fn program_problem(dir: &Path, runtime: &str) -> Option<String> {
         // A runtime the runner does not know: Pulumi will tell.
         _ => return None,
     };
-    (!present).then(|| format!("no program for runtime `{runtime}` in `{}`: expected {expected}", base.display()))
+    (!present).then(|| {
+        format!("no program for runtime `{runtime}` in `{}`: expected {expected}", crate::error::shown_path(&base))
+    })
 }
 
 #[cfg(test)]

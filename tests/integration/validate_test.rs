@@ -108,7 +108,14 @@ fn the_shipped_local_provider_declares_every_reference() {
 /// Everything `up` would stumble on is found by `validate`, all at once, with exit 2.
 #[test]
 fn validate_lists_every_problem_a_run_would_hit() {
-    let workspace = Workspace::new();
+    let mut workspace = Workspace::new();
+    // A `pulumi` with only the YAML language host beside it, whatever this machine has.
+    for tool in ["pulumi", "pulumi-language-yaml"] {
+        workspace.file(&format!("bin/{tool}"), "#!/bin/sh\nexit 0\n");
+        let path = workspace.path(&format!("bin/{tool}"));
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    workspace.set_env("PATH", format!("{}:/usr/bin:/bin", workspace.path("bin").display()));
     workspace
         .provider(
             "broken",
