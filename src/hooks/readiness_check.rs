@@ -143,7 +143,7 @@ async fn http_get(url: &str, expect_body: Option<&str>, ca_file: Option<&Path>) 
 /// the gate's `ca_file`: read at each attempt, since an earlier project may be what writes it.
 async fn http_client(ca_file: Option<&Path>) -> Result<reqwest::Client, GateAttemptError> {
     let mut builder =
-        reqwest::Client::builder().user_agent("runner").redirect(reqwest::redirect::Policy::none()).no_proxy();
+        super::http_client_builder().user_agent("runner").redirect(reqwest::redirect::Policy::none()).no_proxy();
     if let Some(path) = ca_file {
         let pem = tokio::fs::read(path)
             .await
@@ -153,9 +153,7 @@ async fn http_client(ca_file: Option<&Path>) -> Result<reqwest::Client, GateAtte
         if certificates.is_empty() {
             return Err(GateAttemptError::CaFileNotPem { path: path.to_path_buf(), source: None });
         }
-        for certificate in certificates {
-            builder = builder.add_root_certificate(certificate);
-        }
+        builder = builder.tls_certs_merge(certificates);
     }
     builder.build().map_err(|err| GateAttemptError::Client(crate::error::ErrorChain(&err).to_string()))
 }

@@ -29,7 +29,7 @@ pub fn send_request(
     let failed =
         |source: reqwest::Error| ObjectStoreError::Request { url: shown.clone(), source: source.without_url() };
     runtime.block_on(async {
-        let client = reqwest::Client::builder().timeout(REQUEST_TIMEOUT).build().map_err(failed)?;
+        let client = crate::hooks::http_client_builder().timeout(REQUEST_TIMEOUT).build().map_err(failed)?;
         let mut request = client.request(method, url);
         for (name, value) in headers {
             request = request.header(name.as_str(), value.as_str());

@@ -203,6 +203,8 @@ impl BlobStore {
         let url = format!("http://127.0.0.1:{}/{target}", self.port);
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         runtime.block_on(async {
+            // reqwest is built without a crypto provider of its own: the runner's is `ring`.
+            let _ = rustls::crypto::ring::default_provider().install_default();
             let mut request =
                 reqwest::Client::new().request(reqwest::Method::from_bytes(method.as_bytes()).unwrap(), &url);
             for (name, value) in headers {
