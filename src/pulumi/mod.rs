@@ -30,6 +30,7 @@ mod s3_client;
 mod secret_output_names;
 mod secret_store;
 pub mod stack_history;
+mod torn_checkpoint;
 
 pub use ansi_codes::strip_ansi_codes;
 pub use backend::Backend;
@@ -52,6 +53,7 @@ pub use pulumi_manifest::{ManifestError, PulumiManifest};
 pub use pulumi_process::{ExitState, ProcessOutcome, PulumiProcess};
 pub use secret_output_names::secret_output_names;
 pub use secret_store::SecretStore;
+pub use torn_checkpoint::repair_torn_checkpoint;
 // The runner's progress types, which Pulumi's events fill (`operation_progress.rs`).
 pub(crate) use crate::execute::{OperationProgress, ResourceChanges};
 pub use resource_change::{read_resource_changes, ChangeKind, ResourceChange, ResourceChangeCollector};

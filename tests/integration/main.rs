@@ -67,6 +67,7 @@ mod terminal_colour_test;
 mod terminal_screens_test;
 mod terminal_session_test;
 mod timeline_picture_test;
+mod torn_checkpoint_test;
 mod unchanged_test;
 mod unlock_test;
 mod validate_test;

@@ -177,6 +177,12 @@ impl RunOutput {
     }
 
     #[track_caller]
+    pub fn expect_stderr_lacks(&self, needle: &str) -> &Self {
+        assert!(!self.stderr().contains(needle), "stderr has {needle:?}:\n{}", self.stderr());
+        self
+    }
+
+    #[track_caller]
     pub fn expect_stderr_contains(&self, needle: &str) -> &Self {
         assert!(self.stderr().contains(needle), "stderr lacks {needle:?}:\n{}", self.stderr());
         self

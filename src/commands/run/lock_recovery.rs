@@ -5,12 +5,13 @@ use crate::error::{Result, UserError};
 use crate::graph::NodeIndex;
 use crate::history::{EndedProcesses, RunStore};
 use crate::preflight::{settle_pulumi_locks, with_prerequisites};
-use crate::pulumi::{Backend, ChildEnvironment, PulumiLocks};
+use crate::pulumi::{repair_torn_checkpoint, Backend, ChildEnvironment, PulumiLocks, PulumiManifest};
 
 /// Before a run starts anything, and while it holds the runner's stack lock: Pulumi's locks on
 /// the planned projects' stacks and their prerequisites'. Locks whose holder is provably gone
 /// (a killed runner's `pulumi`) are removed, one stderr line each, and returned for the run's
-/// record; any other holder stops the run here, named.
+/// record; any other holder stops the run here, named. Then a checkpoint a killed `pulumi` left
+/// unreadable (a torn attributes sidecar) is mended, said and recorded the same way.
 pub fn recover_pulumi_locks(
     loaded: &LoadedProvider,
     stack: &str,
@@ -33,5 +34,14 @@ pub fn recover_pulumi_locks(
     if !settlement.problems.is_empty() {
         return Err(UserError::PreflightFailed { problems: settlement.problems });
     }
-    Ok(settlement.removed)
+    // No live holder is left on these stacks: what a killed `pulumi` tore can be mended now.
+    let mut recovered = settlement.removed;
+    for project in &projects {
+        let Ok(manifest) = PulumiManifest::load(&loaded.provider.dir_of(project)) else { continue };
+        if let Some(line) = repair_torn_checkpoint(backend, &manifest.name, stack) {
+            crate::text::stderr_line!("{line}");
+            recovered.push(line);
+        }
+    }
+    Ok(recovered)
 }
