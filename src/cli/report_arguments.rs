@@ -11,6 +11,9 @@ pub struct ReportArguments {
 #[derive(Debug, Subcommand)]
 pub enum ReportAction {
     /// Merge JSON reports (`--report json=FILE`, e.g. one per CI job) into one summary on stdout.
+    ///
+    /// Exits 3 when the reports are of `drift` and a project drifted, as `runner drift` does:
+    /// an exported drift pipeline lets each job pass on drift and fails in its summary job.
     Merge(ReportMergeArguments),
 }
 

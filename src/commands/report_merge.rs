@@ -46,5 +46,17 @@ pub fn report_merge(format: MergeFormat, inputs: &[PathBuf], expected: &[String]
         crate::text::counted(merged.projects.len(), "project"),
         merged.failed()
     );
+    // A drift pipeline's jobs pass on drift so that every project is checked: the summary
+    // carries the verdict, with the exit code a local `runner drift` would have had.
+    let drifted: Vec<&str> = merged.drifted().iter().map(|project| project.project.as_str()).collect();
+    if !drifted.is_empty() {
+        crate::text::stderr_line!(
+            "drift found in {} of {} projects: {}",
+            drifted.len(),
+            merged.projects.len(),
+            drifted.join(", ")
+        );
+        return Ok(ExitStatus::ChangesFound);
+    }
     Ok(ExitStatus::Success)
 }

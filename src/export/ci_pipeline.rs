@@ -129,6 +129,12 @@ impl CiPipeline {
         )
     }
 
+    /// The exit code a job lets pass: drift (3) in a drift pipeline, so that a drifted project
+    /// does not keep its dependents from being checked; the summary job fails on it instead.
+    pub fn passing_exit_code(&self) -> Option<u8> {
+        (self.options.operation == Operation::Drift).then_some(crate::exit_status::ExitStatus::ChangesFound.code())
+    }
+
     pub fn report_file(&self, job: &CiJob) -> String {
         format!("{CI_REPORT_DIR}/{}.json", job.id)
     }

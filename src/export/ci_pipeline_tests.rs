@@ -55,6 +55,29 @@ fn local_gitlab_ci_preview_affected_no_setup() {
 }
 
 #[test]
+fn local_github_actions_drift_lets_drift_pass_to_the_summary() {
+    insta::assert_snapshot!(GitHubActionsWorkflow::render(&pipeline("local", Operation::Drift, None, false).unwrap()));
+}
+
+#[test]
+fn local_gitlab_ci_drift_lets_drift_pass_to_the_summary() {
+    insta::assert_snapshot!(GitLabCiPipeline::render(&pipeline("local", Operation::Drift, None, false).unwrap()));
+}
+
+#[test]
+fn only_drift_lets_an_exit_code_pass() {
+    for operation in [Operation::Up, Operation::Preview, Operation::Refresh, Operation::Destroy, Operation::Drift] {
+        let pipeline = pipeline("local", operation, None, false).unwrap();
+        let github = GitHubActionsWorkflow::render(&pipeline);
+        let gitlab = GitLabCiPipeline::render(&pipeline);
+        let drift = operation == Operation::Drift;
+        assert_eq!(pipeline.passing_exit_code(), drift.then_some(3), "{operation:?}");
+        assert_eq!(github.contains("|| status=$?"), drift, "{operation:?}\n{github}");
+        assert_eq!(gitlab.contains("allow_failure"), drift, "{operation:?}\n{gitlab}");
+    }
+}
+
+#[test]
 fn needs_are_the_graph_edges_and_destroy_reverses_them() {
     for name in ["local", "aws", "digitalocean", "linode"] {
         let (_, graph) = shipped(name);

@@ -25,6 +25,24 @@ pub struct MergedProject {
     pub reason: Option<String>,
     #[serde(default)]
     pub failure: Option<MergedFailure>,
+    /// What changes, or for `drift` what drifted: filled in once the run's changes are read.
+    #[serde(default)]
+    pub resources: Vec<MergedResource>,
+}
+
+/// One resource of a project's entry: enough to name it in the summary.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct MergedResource {
+    pub kind: String,
+    #[serde(rename = "type")]
+    pub resource_type: String,
+    pub name: String,
+}
+
+impl MergedResource {
+    fn line(&self) -> String {
+        format!("{} {} {}", self.kind, self.resource_type, self.name)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -84,6 +102,7 @@ impl MergedReport {
                     duration: 0.0,
                     reason: Some("its job left no report: an upstream job failed, or it was not selected".into()),
                     failure: None,
+                    resources: Vec::new(),
                 });
             }
         }
@@ -111,6 +130,26 @@ impl MergedReport {
         self.projects.iter().filter(|p| p.result == "failed").count()
     }
 
+    /// The projects a `drift` check found drifted: checked, and something differs from the state.
+    /// Each job of a drift pipeline lets its own drift pass, so that its dependents are checked
+    /// too; the summary is where the pipeline learns of it.
+    pub fn drifted(&self) -> Vec<&MergedProject> {
+        if self.operation != "drift" {
+            return Vec::new();
+        }
+        self.ordered().into_iter().filter(|p| p.result == "succeeded" && !p.resources.is_empty()).collect()
+    }
+
+    fn result_cell(&self, project: &MergedProject) -> String {
+        if self.operation == "drift" && project.result == "succeeded" {
+            return match project.resources.len() {
+                0 => "no drift".into(),
+                count => format!("drifted ({count})"),
+            };
+        }
+        cell(&project.result)
+    }
+
     /// For `$GITHUB_STEP_SUMMARY`: a table of every project, then each failure with Pulumi's error.
     pub fn markdown(&self) -> String {
         let mut text = format!("## {}\n\n", self.title());
@@ -123,6 +162,9 @@ impl MergedReport {
             self.projects.len() - not_run,
             self.failed()
         );
+        if self.operation == "drift" {
+            let _ = write!(text, "; {} drifted", self.drifted().len());
+        }
         if not_run > 0 {
             let _ = write!(text, "; {not_run} did not run");
         }
@@ -133,7 +175,20 @@ impl MergedReport {
         }
         text.push_str("| Project | Result | Duration |\n|---|---|---|\n");
         for project in self.ordered() {
-            let _ = writeln!(text, "| `{}` | {} | {:.1} s |", project.project, cell(&project.result), project.duration);
+            let _ =
+                writeln!(text, "| `{}` | {} | {:.1} s |", project.project, self.result_cell(project), project.duration);
+        }
+        for project in self.drifted() {
+            let _ = writeln!(text, "\n### `{}` drifted\n", project.project);
+            for resource in &project.resources {
+                let _ = writeln!(
+                    text,
+                    "- {} `{}` (`{}`)",
+                    resource.kind,
+                    cell(&resource.name),
+                    cell(&resource.resource_type)
+                );
+            }
         }
         for project in self.ordered().into_iter().filter(|p| p.result == "failed") {
             let _ = writeln!(text, "\n### `{}` failed\n", project.project);
@@ -156,7 +211,16 @@ impl MergedReport {
         let name = self.title();
         let mut suite = TestSuite::new(name.as_str());
         for project in self.ordered() {
+            let drifted = self.operation == "drift" && !project.resources.is_empty();
             let status = match project.result.as_str() {
+                "succeeded" if drifted => {
+                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    status
+                        .set_message(format!("{} drifted", crate::text::counted(project.resources.len(), "resource")));
+                    let lines: Vec<String> = project.resources.iter().map(MergedResource::line).collect();
+                    status.set_description(lines.join("\n"));
+                    status
+                }
                 "succeeded" => TestCaseStatus::success(),
                 "failed" | "not deployed" => {
                     let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
@@ -224,6 +288,29 @@ mod tests {
             "{xml}"
         );
         assert!(xml.contains("message=\"error: boom\""), "{xml}");
+    }
+
+    const DRIFTED: &str = r#"{"provider":"local","stack":"dev","operation":"drift","projects":[
+        {"project":"infrastructure/network","result":"succeeded","started":1.0,"duration":0.5,
+         "resources":[{"kind":"update","type":"tokenauth:index:File","name":"marker","urn":"u","properties":["content"]}]}]}"#;
+    const IN_SYNC: &str = r#"{"provider":"local","stack":"dev","operation":"drift","projects":[
+        {"project":"infrastructure/cluster","result":"succeeded","started":2.0,"duration":0.5,"resources":[]}]}"#;
+
+    #[test]
+    fn drift_is_named_per_project_and_counted_only_on_drift_reports() {
+        let mut merged = MergedReport::default();
+        merged.add("network.json", DRIFTED).unwrap();
+        merged.add("cluster.json", IN_SYNC).unwrap();
+        insta::assert_snapshot!(merged.markdown());
+        let names: Vec<&str> = merged.drifted().iter().map(|p| p.project.as_str()).collect();
+        assert_eq!(names, ["infrastructure/network"]);
+        let xml = merged.junit().unwrap();
+        assert!(xml.contains("failures=\"1\"") && xml.contains("message=\"1 resource drifted\""), "{xml}");
+        // The same resources on an `up` report are changes made, not drift.
+        let mut up = MergedReport::default();
+        up.add("network.json", &DRIFTED.replace("\"drift\"", "\"up\"")).unwrap();
+        assert!(up.drifted().is_empty());
+        assert!(up.junit().unwrap().contains("failures=\"0\""));
     }
 
     #[test]

@@ -228,3 +228,33 @@ fn ext_act_an_affected_only_workflow_skips_what_a_failed_selected_upstream_feeds
         assert!(!calls.iter().any(|call| call.contains(&format!("--only {project} "))), "{project}: {calls:#?}");
     }
 }
+
+#[test]
+fn ext_act_a_drift_workflow_checks_every_project_and_fails_in_its_summary() {
+    let repo = CiRepository::with_a_file_that_can_drift();
+    repo.export(&["github-actions", "-o", ".github/workflows/up.yml"]);
+    repo.export(&["github-actions", "--operation", "drift", "-o", ".github/workflows/drift.yml"]);
+    repo.commit();
+    let (succeeded, log) = run_act(&repo, ".github/workflows/up.yml", &repo.scratch.path().join("up-artifacts"));
+    assert!(succeeded, "act up failed:\n{log}");
+    let file = repo.drift_file.clone().unwrap();
+    std::fs::write(&file, "changed by hand").unwrap();
+
+    let artifacts = repo.scratch.path().join("drift-artifacts");
+    let (succeeded, log) = run_act(&repo, ".github/workflows/drift.yml", &artifacts);
+    assert!(!succeeded, "drift must fail the workflow:\n{log}");
+    let reports = reports(&artifacts);
+    // The drifted network's step passed with a warning, so its dependents were checked too.
+    assert_eq!(reports.len(), JOBS.len(), "{:?}\n{log}", reports.keys());
+    for (job, report) in &reports {
+        let entry = project_entry(report);
+        assert_eq!(entry["result"], "succeeded", "{job}: {entry}");
+        let drifted = !entry["resources"].as_array().unwrap().is_empty();
+        assert_eq!(drifted, job == "infrastructure-network", "{job}: {entry}");
+    }
+    let summary: String = log.lines().filter(|line| line.contains("/summary")).collect::<Vec<_>>().join("\n");
+    assert!(summary.contains("6 of 6 reported projects succeeded, 0 failed; 1 drifted"), "{summary}");
+    assert!(summary.contains("`infrastructure/network` drifted"), "{summary}");
+    assert!(summary.contains("drift found in 1 of 6 projects: infrastructure/network"), "{summary}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "changed by hand");
+}

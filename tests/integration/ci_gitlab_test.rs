@@ -170,3 +170,40 @@ fn ext_gitlab_ci_local_an_affected_only_pipeline_runs_the_changed_project_and_it
     };
     assert!(!calls.iter().any(upstream), "{calls:#?}");
 }
+
+#[test]
+fn ext_gitlab_ci_local_a_drift_pipeline_checks_every_project_and_fails_in_its_summary() {
+    let repo = CiRepository::with_a_file_that_can_drift();
+    repo.export(&["gitlab-ci", "-o", ".gitlab-ci.yml"]);
+    repo.export(&["gitlab-ci", "--operation", "drift", "-o", "drift.gitlab-ci.yml"]);
+    repo.commit();
+    let (succeeded, log) = run_pipeline(&repo, ".gitlab-ci.yml");
+    assert!(succeeded, "the up pipeline failed:\n{log}");
+    let file = repo.drift_file.clone().unwrap();
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "v1");
+    std::fs::write(&file, "changed by hand").unwrap();
+    std::fs::remove_dir_all(repo.workspace.path(".gitlab-ci-local/artifacts")).unwrap();
+
+    let (succeeded, log) = run_pipeline(&repo, "drift.gitlab-ci.yml");
+    assert!(!succeeded, "drift must fail the pipeline:\n{log}");
+    let reports = reports(&repo);
+    // The drifted network's dependents were checked too: its job passed with a warning.
+    assert_eq!(reports.len(), JOBS.len(), "{:?}\n{log}", reports.keys());
+    for (job, report) in &reports {
+        let entry = project_entry(report);
+        assert_eq!(entry["result"], "succeeded", "{job}: {entry}");
+        let resources = entry["resources"].as_array().unwrap();
+        if job == "infrastructure-network" {
+            assert_eq!(resources.len(), 1, "{entry}");
+            assert_eq!(resources[0]["name"], "marker", "{entry}");
+        } else {
+            assert!(resources.is_empty(), "{job}: {entry}");
+        }
+    }
+    assert!(log.contains("drift found in 1 of 6 projects: infrastructure/network"), "{log}");
+    let junit = summary(&repo);
+    assert!(junit.contains("tests=\"6\"") && junit.contains("failures=\"1\""), "{junit}");
+    assert!(junit.contains("1 resource drifted") && junit.contains("update tokenauth:index:File marker"), "{junit}");
+    // A drift check reads; it never puts the file back.
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "changed by hand");
+}

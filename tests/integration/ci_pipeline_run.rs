@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::object_store::{ObjectStore, ACCESS_KEY, BUCKET, SECRET_KEY};
-use crate::support::{copy_tree, real_pulumi_dir, repository, Workspace};
+use crate::support::{copy_tree, real_pulumi_dir, repository, tokenauth_plugin_dir, Workspace};
 
 pub const JOBS: [&str; 6] = [
     "infrastructure-network",
@@ -26,11 +26,22 @@ pub struct CiRepository {
     pub store: ObjectStore,
     /// The environment file's entries, as the CI system holds them: name -> value.
     pub environment: BTreeMap<String, String>,
+    /// A file the network project keeps (`tokenauth:index:File`): edited by hand, it drifts.
+    pub drift_file: Option<PathBuf>,
 }
 
 impl CiRepository {
     /// `broken`: the network project's program refers to a name it never defines, so Pulumi fails it.
     pub fn new(broken: bool) -> Self {
+        Self::build(broken, false)
+    }
+
+    /// The network project also keeps a file on disk, which a test can edit to make drift.
+    pub fn with_a_file_that_can_drift() -> Self {
+        Self::build(false, true)
+    }
+
+    fn build(broken: bool, drift: bool) -> Self {
         let scratch = tempfile::tempdir().unwrap();
         let store = ObjectStore::start(&scratch.path().join("store"));
         let workspace = Workspace::new();
@@ -40,6 +51,18 @@ impl CiRepository {
             let file = "projects/local/infrastructure/network/Pulumi.yaml";
             let program = std::fs::read_to_string(workspace.path(file)).unwrap();
             workspace.file(file, format!("{program}  broken: ${{undefined_on_purpose}}\n"));
+        }
+        let drift_file = drift.then(|| scratch.path().join("files/network-marker"));
+        if let Some(path) = &drift_file {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let file = "projects/local/infrastructure/network/Pulumi.yaml";
+            let program = std::fs::read_to_string(workspace.path(file)).unwrap();
+            let resource = format!(
+                "resources:\n  marker:\n    type: tokenauth:index:File\n    properties:\n      path: {}\n      content: v1\n",
+                path.display()
+            );
+            assert!(program.contains("\nresources:\n"), "{program}");
+            workspace.file(file, program.replacen("\nresources:\n", &format!("\n{resource}"), 1));
         }
         let example = std::fs::read_to_string(repository().join("config/pulumi/environment.example")).unwrap();
         let text = format!(
@@ -63,7 +86,7 @@ impl CiRepository {
         std::fs::write(bin.join("runner"), wrapper).unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(bin.join("runner"), std::fs::Permissions::from_mode(0o755)).unwrap();
-        Self { scratch, workspace, store, environment }
+        Self { scratch, workspace, store, environment, drift_file }
     }
 
     /// Runs `runner export ...` in the repository (the environment file is still there).
@@ -102,10 +125,15 @@ impl CiRepository {
         self.scratch.path().join("calls.log")
     }
 
-    /// PATH for the engine: the wrapper, the real `pulumi`, then the system's.
+    /// PATH for the engine: the wrapper, the test provider if a file can drift, the real
+    /// `pulumi`, then the system's.
     pub fn path(&self) -> String {
+        let plugins = match self.drift_file {
+            Some(_) => format!("{}:", tokenauth_plugin_dir().display()),
+            None => String::new(),
+        };
         format!(
-            "{}:{}:{}",
+            "{}:{plugins}{}:{}",
             self.scratch.path().join("bin").display(),
             real_pulumi_dir().display(),
             std::env::var("PATH").unwrap_or_default()
