@@ -49,9 +49,9 @@ fn header_caps_the_widest_wave_with_the_parallelism() {
         let tree = super::tree(&provider, &graph, &plan, TreeLayout { width: 250, parallelism });
         tree.lines().nth(1).unwrap().to_string()
     };
-    assert_eq!(header(4), "up: 15 projects in 6 waves, up to 4 at once");
-    assert_eq!(header(8), "up: 15 projects in 6 waves, up to 4 at once");
-    assert_eq!(header(2), "up: 15 projects in 6 waves, up to 2 at once (`-j 2`; 4 could run together with `-j 4`)");
+    assert_eq!(header(4), "up: 15 projects in 6 waves (infrastructure 3, kubernetes 5, 2 alongside), up to 4 at once");
+    assert_eq!(header(8), "up: 15 projects in 6 waves (infrastructure 3, kubernetes 5, 2 alongside), up to 4 at once");
+    assert_eq!(header(2), "up: 15 projects in 6 waves (infrastructure 3, kubernetes 5, 2 alongside), up to 2 at once (`-j 2`; 4 could run together with `-j 4`)");
 }
 
 #[test]

@@ -17,7 +17,7 @@ pub fn tree(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan, lay
         let _ = write!(title, ": {}", provider.description);
     }
     push_wrapped(&mut out, &title, "", "  ", layout.width);
-    push_wrapped(&mut out, &header_line(plan, layout.parallelism), "", "  ", layout.width);
+    push_wrapped(&mut out, &header_line(graph, plan, layout.parallelism), "", "  ", layout.width);
     let critical = CriticalPath::of(plan);
     let any_known = critical.unknown.len() < plan.len();
     push_wrapped(&mut out, &expected_line(graph, plan, &critical), "", "  ", layout.width);
@@ -69,17 +69,35 @@ pub fn tree(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan, lay
     out
 }
 
-/// `up: 15 projects in 6 waves, up to 4 at once`: the widest wave, capped by `-j`, and what a
-/// higher `-j` would allow.
-fn header_line(plan: &ExecutionPlan, parallelism: usize) -> String {
+/// `up: 15 projects in 6 waves (infrastructure 3, kubernetes 5, 2 alongside), up to 4 at once`:
+/// the waves of the whole run, then of each phase as the tree numbers them (a wave of the second
+/// phase may run alongside one of the first), the widest wave capped by `-j`, and what a higher
+/// `-j` would allow.
+fn header_line(graph: &ProjectGraph, plan: &ExecutionPlan, parallelism: usize) -> String {
     let widest = plan.max_width();
     let mut line = format!(
-        "{}: {} in {}, up to {} at once",
+        "{}: {} in {}",
         plan.operation,
         crate::text::counted(plan.len(), "project"),
         crate::text::counted(plan.waves.len(), "wave"),
-        widest.min(parallelism)
     );
+    let phases = if plan.operation.is_reversed() {
+        [Phase::Kubernetes, Phase::Infrastructure]
+    } else {
+        [Phase::Infrastructure, Phase::Kubernetes]
+    };
+    let per_phase = phases.map(|phase| {
+        plan.waves.iter().filter(|wave| wave.iter().any(|&node| graph.project(node).phase == phase)).count()
+    });
+    if per_phase.iter().all(|&count| count > 0) {
+        let _ = write!(line, " ({} {}, {} {}", phases[0], per_phase[0], phases[1], per_phase[1]);
+        let beside = (per_phase[0] + per_phase[1]).saturating_sub(plan.waves.len());
+        if beside > 0 {
+            let _ = write!(line, ", {beside} alongside");
+        }
+        line.push(')');
+    }
+    let _ = write!(line, ", up to {} at once", widest.min(parallelism));
     if widest > parallelism {
         let _ = write!(line, " (`-j {parallelism}`; {widest} could run together with `-j {widest}`)");
     }
