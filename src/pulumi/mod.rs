@@ -53,7 +53,7 @@ pub use pulumi_manifest::{ManifestError, PulumiManifest};
 pub use pulumi_process::{ExitState, ProcessOutcome, PulumiProcess};
 pub use secret_output_names::secret_output_names;
 pub use secret_store::SecretStore;
-pub use torn_checkpoint::repair_torn_checkpoint;
+pub use torn_checkpoint::{remove_stale_temporary_files, repair_torn_checkpoint};
 // The runner's progress types, which Pulumi's events fill (`operation_progress.rs`).
 pub(crate) use crate::execute::{OperationProgress, ResourceChanges};
 pub use resource_change::{read_resource_changes, ChangeKind, ResourceChange, ResourceChangeCollector};

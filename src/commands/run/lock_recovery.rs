@@ -5,7 +5,9 @@ use crate::error::{Result, UserError};
 use crate::graph::NodeIndex;
 use crate::history::{EndedProcesses, RunStore};
 use crate::preflight::{settle_pulumi_locks, with_prerequisites};
-use crate::pulumi::{repair_torn_checkpoint, Backend, ChildEnvironment, PulumiLocks, PulumiManifest};
+use crate::pulumi::{
+    remove_stale_temporary_files, repair_torn_checkpoint, Backend, ChildEnvironment, PulumiLocks, PulumiManifest,
+};
 
 /// Before a run starts anything, and while it holds the runner's stack lock: Pulumi's locks on
 /// the planned projects' stacks and their prerequisites'. Locks whose holder is provably gone
@@ -41,6 +43,10 @@ pub fn recover_pulumi_locks(
         if let Some(line) = repair_torn_checkpoint(backend, &manifest.name, stack) {
             crate::text::stderr_line!("{line}");
             recovered.push(line);
+        }
+        // Litter, not damage: said, but not recorded as a recovery.
+        if let Some(line) = remove_stale_temporary_files(backend, &manifest.name, stack) {
+            crate::text::stderr_line!("{line}");
         }
     }
     Ok(recovered)
