@@ -70,7 +70,10 @@ pub fn provider_checks(provider: &Provider, environment: &ChildEnvironment) -> V
         check: "programs".into(),
         ok: missing.is_empty(),
         detail: if missing.is_empty() {
-            format!("every one of {} projects has a program for its runtime", provider.projects.len())
+            match provider.projects.len() {
+                1 => "the project has a program for its runtime".to_string(),
+                count => format!("each of the {count} projects has a program for its runtime"),
+            }
         } else {
             format!(
                 "{} of {} projects have only a manifest, e.g. {} (point `projects_root` or `--projects-root` at the checkout holding the programs)",

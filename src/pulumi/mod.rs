@@ -43,6 +43,7 @@ pub use home_path::refuse_home_without_home;
 pub use input_digest::input_digest;
 pub use leftover_processes::{ProcessMark, MARKER_VARIABLE};
 pub use lock_removal_error::LockRemovalError;
+pub use object_store::{open_object_store, ObjectStore};
 pub use object_store_error::ObjectStoreError;
 pub use orphaned_children::stop_orphaned_children;
 pub use passphrase_secrets::decrypt_secure_values;

@@ -11,6 +11,7 @@ mod support;
 mod tmux_session;
 
 mod affected_test;
+mod blob_doctor_test;
 mod blob_lock_test;
 mod cancelled_destroy_test;
 mod child_process_rule_test;

@@ -142,7 +142,12 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
             findings.push(Finding { check: finding.check.into(), ok: finding.ok, detail: finding.detail });
         }
     }
-    if backend.is_local() || backend.url.starts_with("s3://") {
+    for finding in super::object_store_check::check_object_store_backend(&backend.url, &environment) {
+        findings.push(Finding { check: finding.check.into(), ok: finding.ok, detail: finding.detail });
+    }
+    // Every DIY backend encrypts secrets with the passphrase unless a stack names another
+    // secrets provider; Pulumi Cloud keeps its own keys.
+    if !backend.url.starts_with("https://") && !backend.url.starts_with("http://") {
         let passphrase = environment.get("PULUMI_CONFIG_PASSPHRASE").is_some();
         let passphrase_file = environment.get("PULUMI_CONFIG_PASSPHRASE_FILE");
         let (ok, detail) = match (passphrase, passphrase_file) {
