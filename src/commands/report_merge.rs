@@ -50,12 +50,7 @@ pub fn report_merge(format: MergeFormat, inputs: &[PathBuf], expected: &[String]
     // carries the verdict, with the exit code a local `runner drift` would have had.
     let drifted: Vec<&str> = merged.drifted().iter().map(|project| project.project.as_str()).collect();
     if !drifted.is_empty() {
-        crate::text::stderr_line!(
-            "drift found in {} of {} projects: {}",
-            drifted.len(),
-            merged.projects.len(),
-            drifted.join(", ")
-        );
+        crate::text::stderr_line!("{}", crate::report::drift_found(&drifted, merged.projects.len()));
         return Ok(ExitStatus::ChangesFound);
     }
     Ok(ExitStatus::Success)

@@ -302,6 +302,12 @@ fn capitalized(text: &str) -> String {
     chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
+/// `drift found in 1 of 6 projects: infrastructure/network`: what a drift run and a merged drift
+/// pipeline say on stderr before exit code 3.
+pub fn drift_found(drifted: &[&str], total: usize) -> String {
+    format!("drift found in {} of {total} projects: {}", drifted.len(), drifted.join(", "))
+}
+
 #[cfg(test)]
 #[path = "change_report_tests.rs"]
 mod tests;

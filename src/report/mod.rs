@@ -13,7 +13,7 @@ mod run_footer;
 mod run_summary;
 mod terminal_reporter;
 
-pub use change_report::{write_markdown_report, ChangeReport};
+pub use change_report::{drift_found, write_markdown_report, ChangeReport};
 pub use eta_tracker::EtaTracker;
 pub use event_dispatcher::{dispatch_events, panic_message};
 pub use json_report::write_json_report;

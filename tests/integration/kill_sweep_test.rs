@@ -33,7 +33,8 @@ fn arguments(operation: &str) -> Vec<&str> {
     args
 }
 
-fn lock_files(dir: &Path) -> Vec<String> {
+/// Every file under `dir`, with its metadata.
+fn files_under(dir: &Path) -> Vec<(std::path::PathBuf, std::fs::Metadata)> {
     let mut found = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(dir) = pending.pop() {
@@ -41,30 +42,32 @@ fn lock_files(dir: &Path) -> Vec<String> {
             let path = entry.path();
             if path.is_dir() {
                 pending.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "json") {
-                found.push(path.display().to_string());
+            } else if let Ok(meta) = entry.metadata() {
+                found.push((path, meta));
             }
         }
     }
     found
 }
 
+fn lock_files(dir: &Path) -> Vec<String> {
+    files_under(dir)
+        .into_iter()
+        .filter(|(path, _)| path.extension().is_some_and(|ext| ext == "json"))
+        .map(|(path, _)| path.display().to_string())
+        .collect()
+}
+
 /// Every file of the backend with its size and age: what a failure needs to be understood
 /// (an empty checkpoint, a temp file left by a killed `pulumi`).
 fn backend_files(dir: &Path) -> String {
-    let mut lines = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).map(|entries| entries.flatten().collect::<Vec<_>>()).unwrap_or_default() {
-            let path = entry.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if let Ok(meta) = entry.metadata() {
-                let age = meta.modified().ok().and_then(|at| at.elapsed().ok()).unwrap_or_default();
-                lines.push(format!("  {} {} bytes, {}ms old", path.display(), meta.len(), age.as_millis()));
-            }
-        }
-    }
+    let mut lines: Vec<String> = files_under(dir)
+        .into_iter()
+        .map(|(path, meta)| {
+            let age = meta.modified().ok().and_then(|at| at.elapsed().ok()).unwrap_or_default();
+            format!("  {} {} bytes, {}ms old", path.display(), meta.len(), age.as_millis())
+        })
+        .collect();
     lines.sort();
     lines.join("\n")
 }

@@ -23,8 +23,9 @@ fn stdout(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stdout).trim().to_string()
 }
 
-#[test]
-fn ext_destroy_takes_out_the_context_its_up_installed_and_unsets_it_when_current() {
+/// The shipped `local` provider with the real `pulumi`, a user's kubeconfig of their own
+/// (`USERS_FILE`), and the cluster deployed by `up`: the workspace and that kubeconfig.
+fn cluster_up_beside_the_users_kubeconfig() -> (Workspace, std::path::PathBuf) {
     let mut workspace = Workspace::new();
     copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
     std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
@@ -39,9 +40,17 @@ fn ext_destroy_takes_out_the_context_its_up_installed_and_unsets_it_when_current
         .set_env("PATH", path_with(&real_pulumi_dir()))
         .set_env("HOME", home.display().to_string())
         .set_env("KUBECONFIG", kubeconfig.display().to_string());
-    let stack = ["--provider", "local", "--stack", "dev", "--non-interactive"];
     let only = ["--only", "infrastructure/cluster", "--with-dependencies"];
-    workspace.run(&[&["up"][..], &stack, &only].concat()).expect_code(0);
+    workspace.run(&[&["up"][..], &STACK, &only].concat()).expect_code(0);
+    (workspace, kubeconfig)
+}
+
+const STACK: [&str; 5] = ["--provider", "local", "--stack", "dev", "--non-interactive"];
+
+#[test]
+fn ext_destroy_takes_out_the_context_its_up_installed_and_unsets_it_when_current() {
+    let (workspace, kubeconfig) = cluster_up_beside_the_users_kubeconfig();
+    let stack = STACK;
     let contexts = stdout(&kubectl(&kubeconfig, &["config", "get-contexts", "-o", "name"]));
     assert_eq!(contexts.lines().collect::<Vec<_>>(), ["local-dev", "prod"], "{contexts}");
     // The user goes on to work with the new cluster.
@@ -75,23 +84,8 @@ fn ext_destroy_takes_out_the_context_its_up_installed_and_unsets_it_when_current
 
 #[test]
 fn ext_destroy_keeps_the_users_current_context_when_it_is_another() {
-    let mut workspace = Workspace::new();
-    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
-    std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
-    workspace.env_file(
-        "PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=kube-destroy-1234\nLOCAL_CLUSTER_TOKEN=cluster-token-1234\n",
-    );
-    let home = workspace.path("home");
-    let kubeconfig = home.join(".kube/config");
-    std::fs::create_dir_all(kubeconfig.parent().unwrap()).unwrap();
-    std::fs::write(&kubeconfig, USERS_FILE).unwrap();
-    workspace
-        .set_env("PATH", path_with(&real_pulumi_dir()))
-        .set_env("HOME", home.display().to_string())
-        .set_env("KUBECONFIG", kubeconfig.display().to_string());
-    let stack = ["--provider", "local", "--stack", "dev", "--non-interactive"];
-    let only = ["--only", "infrastructure/cluster", "--with-dependencies"];
-    workspace.run(&[&["up"][..], &stack, &only].concat()).expect_code(0);
+    let (workspace, kubeconfig) = cluster_up_beside_the_users_kubeconfig();
+    let stack = STACK;
     let output = workspace.run(&[&["destroy", "--yes"][..], &stack].concat());
     output.expect_code(0);
     assert!(output.stderr().contains("kubeconfig: removed context `local-dev`"), "{}", output.stderr());

@@ -1,6 +1,6 @@
 //! Against the real `pulumi` CLI and YAML language host on a local file backend.
 
-use crate::support::{path_with, real_pulumi_dir, Workspace};
+use crate::support::{path_with, real_pulumi_dir, real_pulumi_in, Workspace};
 
 fn real_workspace() -> Workspace {
     let mut workspace = Workspace::new();
@@ -45,13 +45,8 @@ depends_on = ["first"]
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
-    let stack_output = std::process::Command::new(real_pulumi_dir().join("pulumi"))
+    let stack_output = real_pulumi_in(&workspace, "second", &workspace.path(".state"))
         .args(["stack", "output", "echoed", "--stack", "organization/second/dev", "--non-interactive"])
-        .current_dir(workspace.path("projects/second"))
-        .env("PULUMI_BACKEND_URL", format!("file://{}", workspace.path(".state").display()))
-        .env("PULUMI_CONFIG_PASSPHRASE", "integration-test-passphrase")
-        .env("PULUMI_SKIP_UPDATE_CHECK", "true")
-        .env("HOME", workspace.path("home"))
         .output()
         .unwrap();
     assert_eq!(

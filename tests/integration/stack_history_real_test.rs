@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{path_with, real_pulumi_dir, Workspace, BRANCHES};
+use crate::support::{path_with, real_pulumi_dir, real_pulumi_in, Workspace, BRANCHES};
 
 /// A workspace whose `pulumi` is the real one, over the file backend `backend`.
 fn real_workspace(backend: &Path) -> Workspace {
@@ -57,13 +57,8 @@ fn history(workspace: &Workspace) -> Vec<Value> {
 
 /// `pulumi stack output --json` of one project, straight from the backend.
 fn outputs(workspace: &Workspace, backend: &Path, project: &str) -> Value {
-    let output = std::process::Command::new(real_pulumi_dir().join("pulumi"))
+    let output = real_pulumi_in(workspace, project, backend)
         .args(["stack", "output", "--json", "--stack", &format!("organization/{project}/dev"), "--non-interactive"])
-        .current_dir(workspace.path(&format!("projects/{project}")))
-        .env("PULUMI_BACKEND_URL", format!("file://{}", backend.display()))
-        .env("PULUMI_CONFIG_PASSPHRASE", "integration-test-passphrase")
-        .env("PULUMI_SKIP_UPDATE_CHECK", "true")
-        .env("HOME", workspace.path("home"))
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));

@@ -194,6 +194,19 @@ pub fn repository() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The real `pulumi` in the workspace's `projects/<project>`, on the file backend `backend`, with
+/// the passphrase and HOME of `Workspace::with_real_pulumi`: what Pulumi itself says of a stack.
+pub fn real_pulumi_in(workspace: &Workspace, project: &str, backend: &Path) -> std::process::Command {
+    let mut command = std::process::Command::new(real_pulumi_dir().join("pulumi"));
+    command
+        .current_dir(workspace.path(&format!("projects/{project}")))
+        .env("PULUMI_BACKEND_URL", format!("file://{}", backend.display()))
+        .env("PULUMI_CONFIG_PASSPHRASE", "integration-test-passphrase")
+        .env("PULUMI_SKIP_UPDATE_CHECK", "true")
+        .env("HOME", workspace.path("home"));
+    command
+}
+
 /// The folder holding the real `pulumi` and `pulumi-language-yaml`. Tests against the real CLI
 /// fail (never skip) without it: `.ci/run` installs it.
 pub fn real_pulumi_dir() -> PathBuf {

@@ -3,7 +3,7 @@
 //! with "failed to load checkpoint: EOF" (seen in the kill sweep). The next run mends it by itself,
 //! and removes the temporary file the same kill left.
 
-use crate::support::{real_pulumi_dir, Workspace};
+use crate::support::{real_pulumi_in, Workspace};
 
 #[test]
 fn ext_a_checkpoint_torn_by_a_killed_pulumi_is_mended_by_the_next_run() {
@@ -31,13 +31,8 @@ fn ext_a_checkpoint_torn_by_a_killed_pulumi_is_mended_by_the_next_run() {
     std::fs::File::options().write(true).open(&stale).unwrap().set_modified(long_ago).unwrap();
 
     // What the real CLI says of such a stack, on its own.
-    let pulumi = std::process::Command::new(real_pulumi_dir().join("pulumi"))
+    let pulumi = real_pulumi_in(&workspace, "net", &workspace.path(".state"))
         .args(["stack", "output", "--stack", "dev", "--non-interactive"])
-        .current_dir(workspace.path("projects/net"))
-        .env("PULUMI_BACKEND_URL", format!("file://{}", workspace.path(".state").display()))
-        .env("PULUMI_CONFIG_PASSPHRASE", "integration-test-passphrase")
-        .env("PULUMI_SKIP_UPDATE_CHECK", "true")
-        .env("HOME", workspace.path("home"))
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&pulumi.stderr);

@@ -26,27 +26,37 @@ pub fn check_object_store_backend(url: &str, environment: &ChildEnvironment) -> 
         }
     };
     let locks = format!("{}.pulumi/locks/", store.prefix());
-    let answer = store.list(&locks);
-    let status = match &answer {
-        Err(ObjectStoreError::Status { status, .. }) => Some(status.as_u16()),
+    let err = match store.list(&locks) {
+        Ok(_) => {
+            return vec![
+                BackendFinding {
+                    check: "backend credentials",
+                    ok: true,
+                    detail: "accepted by the object store".into(),
+                },
+                BackendFinding { check: "backend bucket", ok: true, detail: format!("the {container} exists") },
+            ]
+        }
+        Err(err) => err,
+    };
+    // The whole chain; its URLs carry no query (a SAS token lives there).
+    let said = crate::error::ErrorChain(&err).to_string();
+    let status = match &err {
+        ObjectStoreError::Status { status, .. } => Some(status.as_u16()),
         _ => None,
     };
-    match answer {
-        Ok(_) => vec![
-            BackendFinding { check: "backend credentials", ok: true, detail: "accepted by the object store".into() },
-            BackendFinding { check: "backend bucket", ok: true, detail: format!("the {container} exists") },
-        ],
-        Err(ObjectStoreError::Request { .. }) => vec![BackendFinding {
+    match (&err, status) {
+        (ObjectStoreError::Request { .. }, _) => vec![BackendFinding {
             check: "backend reachable",
             ok: false,
-            detail: format!("{}: check the address in `PULUMI_BACKEND_URL` and the network", shown(&answer)),
+            detail: format!("{said}: check the address in `PULUMI_BACKEND_URL` and the network"),
         }],
-        Err(_) if matches!(status, Some(401 | 403)) => vec![BackendFinding {
+        (_, Some(401 | 403)) => vec![BackendFinding {
             check: "backend credentials",
             ok: false,
-            detail: format!("rejected by the object store ({}): fix {variables}", shown(&answer)),
+            detail: format!("rejected by the object store ({said}): fix {variables}"),
         }],
-        Err(_) if status == Some(404) => vec![
+        (_, Some(404)) => vec![
             BackendFinding { check: "backend credentials", ok: true, detail: "accepted by the object store".into() },
             BackendFinding {
                 check: "backend bucket",
@@ -54,18 +64,10 @@ pub fn check_object_store_backend(url: &str, environment: &ChildEnvironment) -> 
                 detail: format!("the {container} does not exist: create it, or fix `PULUMI_BACKEND_URL`"),
             },
         ],
-        Err(_) => vec![BackendFinding {
+        _ => vec![BackendFinding {
             check: "backend credentials",
             ok: false,
-            detail: format!("cannot list the backend's locks: {}", shown(&answer)),
+            detail: format!("cannot list the backend's locks: {said}"),
         }],
-    }
-}
-
-/// The error's whole chain; its URLs carry no query (a SAS token lives there).
-fn shown(answer: &Result<Vec<String>, ObjectStoreError>) -> String {
-    match answer {
-        Ok(_) => String::new(),
-        Err(err) => crate::error::ErrorChain(err).to_string(),
     }
 }

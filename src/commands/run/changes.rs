@@ -99,12 +99,7 @@ pub fn changes_fail_the_run(run: &RunSettings, report: Option<&ChangeReport>) ->
         return false;
     }
     if run.operation == Operation::Drift {
-        crate::text::stderr_line!(
-            "drift found in {} of {} projects: {}",
-            changed.len(),
-            report.projects.len(),
-            changed.join(", ")
-        );
+        crate::text::stderr_line!("{}", crate::report::drift_found(&changed, report.projects.len()));
         return true;
     }
     if run.expect_no_changes {
