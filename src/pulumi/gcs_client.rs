@@ -1,12 +1,12 @@
 //! The few Google Cloud Storage JSON API requests that read and remove Pulumi's lock objects on
 //! a `gs://` backend: list by prefix, get (`alt=media`) and delete. Credentials are read in
 //! Pulumi's order (`GOOGLE_CREDENTIALS`, `GOOGLE_OAUTH_ACCESS_TOKEN`,
-//! `GOOGLE_APPLICATION_CREDENTIALS`); with `STORAGE_EMULATOR_HOST` requests go there unsigned,
+//! `GOOGLE_APPLICATION_CREDENTIALS`, then gcloud's application-default credentials); with `STORAGE_EMULATOR_HOST` requests go there unsigned,
 //! as Google's clients (and so Pulumi) do.
 
 use serde::Deserialize;
 
-use super::gcs_service_account::GcsServiceAccount;
+use super::gcs_credentials::GcsCredentials;
 use super::object_store::ObjectStore;
 use super::object_store_error::ObjectStoreError;
 use super::object_store_response::{send_request, uri_encode};
@@ -60,7 +60,7 @@ impl GcsClient {
     fn token(environment: &ChildEnvironment) -> Result<String, ObjectStoreError> {
         let variable = |name: &str| environment.get(name).filter(|value| !value.is_empty());
         if let Some(json) = variable("GOOGLE_CREDENTIALS") {
-            return GcsServiceAccount::parse(json.as_bytes(), "GOOGLE_CREDENTIALS")?.access_token();
+            return GcsCredentials::parse(json.as_bytes(), "GOOGLE_CREDENTIALS")?.access_token();
         }
         if let Some(token) = variable("GOOGLE_OAUTH_ACCESS_TOKEN") {
             return Ok(token.to_string());
@@ -69,10 +69,16 @@ impl GcsClient {
             let json = std::fs::read(file).map_err(|err| {
                 ObjectStoreError::InvalidCredentials(format!("cannot read `GOOGLE_APPLICATION_CREDENTIALS`: {err}"))
             })?;
-            return GcsServiceAccount::parse(&json, "GOOGLE_APPLICATION_CREDENTIALS")?.access_token();
+            return GcsCredentials::parse(&json, "GOOGLE_APPLICATION_CREDENTIALS")?.access_token();
+        }
+        if let Some(file) = application_default_credentials(environment) {
+            let json = std::fs::read(&file).map_err(|err| {
+                ObjectStoreError::InvalidCredentials(format!("cannot read `{}`: {err}", file.display()))
+            })?;
+            return GcsCredentials::parse(&json, &file.display().to_string())?.access_token();
         }
         Err(ObjectStoreError::MissingCredentials(
-            "none of `GOOGLE_CREDENTIALS`, `GOOGLE_OAUTH_ACCESS_TOKEN`, `GOOGLE_APPLICATION_CREDENTIALS` or `STORAGE_EMULATOR_HOST` is set (the runner does not read gcloud's own sign-in): it cannot read the locks"
+            "none of `GOOGLE_CREDENTIALS`, `GOOGLE_OAUTH_ACCESS_TOKEN`, `GOOGLE_APPLICATION_CREDENTIALS` or `STORAGE_EMULATOR_HOST` is set and gcloud has no application-default credentials (`gcloud auth application-default login`): it cannot read the locks"
                 .into(),
         ))
     }
@@ -91,6 +97,17 @@ impl GcsClient {
     fn object_url(&self, key: &str) -> String {
         format!("{}/{}", self.objects_url, uri_encode(key, false))
     }
+}
+
+/// The file `gcloud auth application-default login` writes, where Google's clients look for it
+/// after `GOOGLE_APPLICATION_CREDENTIALS`: under `CLOUDSDK_CONFIG`, else `~/.config/gcloud`. Read
+/// from the environment the run gives `pulumi`, so both find the same file.
+fn application_default_credentials(environment: &ChildEnvironment) -> Option<std::path::PathBuf> {
+    let folder = match environment.get("CLOUDSDK_CONFIG") {
+        Some(config) => std::path::PathBuf::from(config),
+        None => std::path::Path::new(environment.get("HOME")?).join(".config/gcloud"),
+    };
+    Some(folder.join("application_default_credentials.json")).filter(|file| file.is_file())
 }
 
 impl ObjectStore for GcsClient {

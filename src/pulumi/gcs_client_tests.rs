@@ -1,4 +1,6 @@
 use super::*;
+use crate::pulumi::gcs_credentials::tests::serve_once;
+use crate::pulumi::gcs_service_account::tests::{key_json, TOKEN_ANSWER};
 
 fn environment(vars: &[(&str, &str)]) -> ChildEnvironment {
     let root = crate::config::RepositoryRoot::unchecked(std::path::Path::new("/nonexistent"));
@@ -34,7 +36,7 @@ fn missing_or_bad_credentials_are_named_without_their_values() {
         (&[], "`GOOGLE_OAUTH_ACCESS_TOKEN`"),
         (
             &[("GOOGLE_CREDENTIALS", "{\"refresh_token\":\"very-secret\"}")],
-            "`GOOGLE_CREDENTIALS` is not a service-account key",
+            "`GOOGLE_CREDENTIALS` is neither a service-account key",
         ),
         (
             &[("GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent/very-secret.json")],
@@ -52,37 +54,51 @@ fn missing_or_bad_credentials_are_named_without_their_values() {
 /// key's `token_uri` (a loopback server here).
 #[test]
 fn a_key_file_is_exchanged_for_a_bearer_token() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        use std::io::{Read, Write};
-        let (mut socket, _) = listener.accept().unwrap();
-        // The whole request is read first: closing with unread bytes would reset the connection.
-        let mut request = Vec::new();
-        let mut chunk = [0; 4096];
-        while let Ok(read @ 1..) = socket.read(&mut chunk) {
-            request.extend_from_slice(&chunk[..read]);
-            let text = String::from_utf8_lossy(&request);
-            let Some((head, body)) = text.split_once("\r\n\r\n") else { continue };
-            let length = head
-                .lines()
-                .find_map(|line| {
-                    line.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_string())
-                })
-                .and_then(|value| value.parse::<usize>().ok())
-                .unwrap_or(0);
-            if body.len() >= length {
-                break;
-            }
-        }
-        socket.write_all(super::super::gcs_service_account::tests::TOKEN_ANSWER).unwrap();
-    });
+    let (address, server) = serve_once(TOKEN_ANSWER);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("key.json");
-    std::fs::write(&file, super::super::gcs_service_account::tests::key_json(&format!("http://{address}/token")))
-        .unwrap();
+    std::fs::write(&file, key_json(&format!("http://{address}/token"))).unwrap();
     let file = file.display().to_string();
     let client =
         GcsClient::from_url("gs://state", &environment(&[("GOOGLE_APPLICATION_CREDENTIALS", &file)])).unwrap().unwrap();
     assert_eq!(client.token.as_deref(), Some("ya29.test"));
+    assert!(server.join().unwrap().contains("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer"));
+}
+
+/// After the variables, gcloud's application-default credentials are read where Google's clients
+/// look: under `CLOUDSDK_CONFIG`, else `$HOME/.config/gcloud` (of the environment `pulumi` gets).
+/// A variable still wins over the file.
+#[test]
+fn gclouds_application_default_credentials_are_found_where_google_looks() {
+    let user = |address: std::net::SocketAddr| {
+        format!(
+            r#"{{"type": "authorized_user", "client_id": "c", "client_secret": "s", "refresh_token": "r", "token_uri": "http://{address}/token"}}"#
+        )
+    };
+    let home = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let home_path = home.path().display().to_string();
+    let config_path = config.path().display().to_string();
+    let found = |vars: &[(&str, &str)]| GcsClient::from_url("gs://state", &environment(vars)).unwrap();
+
+    let error = found(&[("HOME", &home_path)]).unwrap_err().to_string();
+    assert!(error.contains("gcloud auth application-default login"), "{error}");
+
+    std::fs::create_dir_all(home.path().join(".config/gcloud")).unwrap();
+    let (address, server) = serve_once(TOKEN_ANSWER);
+    std::fs::write(home.path().join(".config/gcloud/application_default_credentials.json"), user(address)).unwrap();
+    assert_eq!(found(&[("HOME", &home_path)]).unwrap().token.as_deref(), Some("ya29.test"));
+    assert!(server.join().unwrap().contains("grant_type=refresh_token"));
+
+    // `CLOUDSDK_CONFIG` moves gcloud's folder: the one under `HOME` is no longer looked at.
+    let error = found(&[("HOME", &home_path), ("CLOUDSDK_CONFIG", &config_path)]).unwrap_err().to_string();
+    assert!(error.contains("gcloud auth application-default login"), "{error}");
+    let (address, server) = serve_once(TOKEN_ANSWER);
+    std::fs::write(config.path().join("application_default_credentials.json"), user(address)).unwrap();
+    let client = found(&[("HOME", &home_path), ("CLOUDSDK_CONFIG", &config_path)]).unwrap();
+    assert_eq!(client.token.as_deref(), Some("ya29.test"));
+    server.join().unwrap();
+
+    let token = found(&[("CLOUDSDK_CONFIG", &config_path), ("GOOGLE_OAUTH_ACCESS_TOKEN", "ya29.variable")]).unwrap();
+    assert_eq!(token.token.as_deref(), Some("ya29.variable"), "the variable wins; no request was made");
 }

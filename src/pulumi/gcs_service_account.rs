@@ -6,8 +6,9 @@ use base64::Engine as _;
 use ring::signature::{RsaKeyPair, RSA_PKCS1_SHA256};
 use serde::Deserialize;
 
+use super::gcs_credentials::exchange_for_token;
 use super::object_store_error::ObjectStoreError;
-use super::object_store_response::{send_request, uri_encode};
+use super::object_store_response::uri_encode;
 
 /// Reading and deleting lock objects needs no more.
 const SCOPE: &str = "https://www.googleapis.com/auth/devstorage.read_write";
@@ -17,24 +18,11 @@ const SCOPE: &str = "https://www.googleapis.com/auth/devstorage.read_write";
 pub struct GcsServiceAccount {
     client_email: String,
     private_key: String,
-    #[serde(default = "default_token_uri")]
+    #[serde(default = "super::gcs_credentials::google_token_uri")]
     token_uri: String,
 }
 
-fn default_token_uri() -> String {
-    "https://oauth2.googleapis.com/token".into()
-}
-
 impl GcsServiceAccount {
-    /// `source` names the variable the key came from; the key itself is never in an error.
-    pub fn parse(json: &[u8], source: &str) -> Result<Self, ObjectStoreError> {
-        serde_json::from_slice(json).map_err(|_| {
-            ObjectStoreError::InvalidCredentials(format!(
-                "`{source}` is not a service-account key (`client_email`, `private_key`): the runner reads no other kind"
-            ))
-        })
-    }
-
     /// The signed assertion for `now` (seconds since the epoch), valid for an hour.
     pub fn assertion(&self, now: i64) -> Result<String, ObjectStoreError> {
         let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -61,28 +49,8 @@ impl GcsServiceAccount {
     /// Exchanges the assertion at `token_uri` for a bearer token.
     pub fn access_token(&self) -> Result<String, ObjectStoreError> {
         let assertion = self.assertion(time::OffsetDateTime::now_utc().unix_timestamp())?;
-        let body = format!(
-            "grant_type={}&assertion={assertion}",
-            uri_encode("urn:ietf:params:oauth:grant-type:jwt-bearer", false)
-        );
-        let headers = [("content-type".to_string(), "application/x-www-form-urlencoded".to_string())];
-        let answer = send_request(reqwest::Method::POST, &self.token_uri, &headers, body.into_bytes())?.into_body(
-            &self.token_uri,
-            |body| {
-                serde_json::from_slice::<serde_json::Value>(body)
-                    .ok()
-                    .and_then(|answer| answer["error"].as_str().map(str::to_string))
-                    .unwrap_or_default()
-            },
-        )?;
-        serde_json::from_slice::<serde_json::Value>(&answer)
-            .ok()
-            .and_then(|answer| answer["access_token"].as_str().map(str::to_string))
-            .ok_or_else(|| ObjectStoreError::Status {
-                url: self.token_uri.clone(),
-                status: reqwest::StatusCode::OK,
-                code: "without an `access_token`".into(),
-            })
+        let grant = uri_encode("urn:ietf:params:oauth:grant-type:jwt-bearer", false);
+        exchange_for_token(&self.token_uri, format!("grant_type={grant}&assertion={assertion}"))
     }
 }
 

@@ -18,8 +18,7 @@ pub fn key_json(token_uri: &str) -> String {
 /// the storage scope, and its signature verifies with the key's public half.
 #[test]
 fn the_assertion_is_a_signed_jwt_for_the_token_uri() {
-    let account =
-        GcsServiceAccount::parse(key_json("https://oauth2.test/token").as_bytes(), "GOOGLE_CREDENTIALS").unwrap();
+    let account: GcsServiceAccount = serde_json::from_str(&key_json("https://oauth2.test/token")).unwrap();
     let jwt = account.assertion(1_800_000_000).unwrap();
     let parts: Vec<&str> = jwt.split('.').collect();
     assert_eq!(parts.len(), 3, "{jwt}");
@@ -41,7 +40,7 @@ fn a_broken_key_is_named_without_its_text() {
     let account = GcsServiceAccount {
         client_email: "runner@test".into(),
         private_key: "-----BEGIN PRIVATE KEY-----\nMIIsecret\n-----END PRIVATE KEY-----\n".into(),
-        token_uri: default_token_uri(),
+        token_uri: super::super::gcs_credentials::google_token_uri(),
     };
     let error = account.assertion(0).unwrap_err().to_string();
     assert!(error.contains("not a PKCS #8 RSA key") && !error.contains("MII"), "{error}");

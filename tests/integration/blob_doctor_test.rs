@@ -61,3 +61,57 @@ fn ext_gs_doctor_asks_the_store_and_names_a_missing_bucket() {
     missing.expect_code(2);
     assert!(line(&missing, "backend bucket").contains("the bucket does not exist"), "{}", missing.stdout());
 }
+
+/// With no variable set, the credentials `gcloud auth application-default login` left under the
+/// run's `HOME` are what doctor signs with: here their refresh token is refused by the token
+/// endpoint (a loopback stand-in named by the file's `token_uri`), which doctor names by its OAuth
+/// code, with what to do, and without any value from the file.
+#[test]
+fn gs_doctor_signs_with_gclouds_application_default_credentials() {
+    let workspace =
+        Workspace::with_fake_pulumi("[[project]]\npath = \"net\"\nphase = \"infrastructure\"\n", &["net"], "{}");
+    workspace.env_file("PULUMI_STACK=dev\nPULUMI_BACKEND_URL=gs://team-state\nPULUMI_CONFIG_PASSPHRASE=gcs-doctor\n");
+    let unsigned = workspace.run(&["doctor", "--provider", "demo"]);
+    unsigned.expect_code(2);
+    let said = line(&unsigned, "backend credentials");
+    assert!(said.contains("gcloud auth application-default login"), "{said}");
+
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let token_uri = format!("http://{}/token", listener.local_addr().unwrap());
+    let endpoint = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        let (mut socket, _) = listener.accept().unwrap();
+        let mut request = Vec::new();
+        let mut chunk = [0; 4096];
+        while !String::from_utf8_lossy(&request).contains("refresh_token=") {
+            let read = socket.read(&mut chunk).unwrap();
+            assert!(read > 0, "the request ended before its form");
+            request.extend_from_slice(&chunk[..read]);
+        }
+        let body = r#"{"error":"invalid_grant","error_description":"Token has been expired or revoked."}"#;
+        let answer = format!(
+            "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        socket.write_all(answer.as_bytes()).unwrap();
+        String::from_utf8_lossy(&request).into_owned()
+    });
+    workspace.file(
+        "home/.config/gcloud/application_default_credentials.json",
+        format!(
+            r#"{{"client_id": "764-id.apps.googleusercontent.com", "client_secret": "d-FL95-client-secret", "refresh_token": "1//0g-refresh-secret", "type": "authorized_user", "token_uri": "{token_uri}"}}"#
+        ),
+    );
+    let refused = workspace.run(&["doctor", "--provider", "demo"]);
+    refused.expect_code(2);
+    let request = endpoint.join().unwrap();
+    assert!(request.contains("grant_type=refresh_token") && request.contains("1%2F%2F0g-refresh-secret"), "{request}");
+    let said = line(&refused, "backend credentials");
+    assert!(said.contains("application_default_credentials.json` were refused"), "{said}");
+    assert!(said.contains("400") && said.contains("invalid_grant"), "{said}");
+    assert!(said.contains("sign in again with `gcloud auth application-default login`"), "{said}");
+    let printed = format!("{}{}", refused.stdout(), refused.stderr());
+    for secret in ["d-FL95-client-secret", "refresh-secret", "764-id"] {
+        assert!(!printed.contains(secret), "`{secret}` was printed:\n{printed}");
+    }
+}

@@ -130,6 +130,12 @@ pub fn hermetic_runner(dir: &Path, args: &[&str]) -> std::process::Command {
         .env_remove("PULUMI_BACKEND_URL")
         .env_remove("GITHUB_STEP_SUMMARY")
         .stdin(std::process::Stdio::null());
+    // The developer's own cloud sign-in is never what a test reads.
+    for credential in
+        ["GOOGLE_CREDENTIALS", "GOOGLE_OAUTH_ACCESS_TOKEN", "GOOGLE_APPLICATION_CREDENTIALS", "CLOUDSDK_CONFIG"]
+    {
+        command.env_remove(credential);
+    }
     command
 }
 

@@ -10,7 +10,7 @@ pub fn check_object_store_backend(url: &str, environment: &ChildEnvironment) -> 
     let (variables, container) = if url.starts_with("azblob://") {
         ("`AZURE_STORAGE_ACCOUNT` with `AZURE_STORAGE_KEY` or `AZURE_STORAGE_SAS_TOKEN`", "container")
     } else if url.starts_with("gs://") {
-        ("`GOOGLE_CREDENTIALS`, `GOOGLE_APPLICATION_CREDENTIALS` or `GOOGLE_OAUTH_ACCESS_TOKEN`", "bucket")
+        ("`GOOGLE_CREDENTIALS`, `GOOGLE_APPLICATION_CREDENTIALS` or `GOOGLE_OAUTH_ACCESS_TOKEN`, or run `gcloud auth application-default login`", "bucket")
     } else {
         return Vec::new();
     };

@@ -1,0 +1,102 @@
+//! The Google credentials files Pulumi's `gs://` driver accepts, as Google's clients read them:
+//! a service-account key, or the `authorized_user` file `gcloud auth application-default login`
+//! writes. Either is exchanged at its token URI for the bearer token the lock requests carry.
+
+use super::gcs_authorized_user::GcsAuthorizedUser;
+use super::gcs_service_account::GcsServiceAccount;
+use super::object_store_error::ObjectStoreError;
+use super::object_store_response::send_request;
+
+/// No `Debug`: both kinds hold a secret (a private key, a refresh token).
+pub struct GcsCredentials {
+    kind: GcsCredentialsKind,
+    /// The variable or file they came from, for the errors.
+    source: String,
+}
+
+enum GcsCredentialsKind {
+    ServiceAccount(GcsServiceAccount),
+    AuthorizedUser(GcsAuthorizedUser),
+}
+
+impl GcsCredentials {
+    /// Told apart by `type`, as Google's clients do; a key without one is read as a service
+    /// account. `source` names where the JSON came from; no value of it is ever in an error.
+    pub fn parse(json: &[u8], source: &str) -> Result<Self, ObjectStoreError> {
+        let kind = serde_json::from_slice::<serde_json::Value>(json)
+            .ok()
+            .and_then(|value| value.get("type").and_then(|kind| kind.as_str()).map(str::to_string));
+        let parsed = match kind.as_deref() {
+            Some("authorized_user") => serde_json::from_slice(json).ok().map(GcsCredentialsKind::AuthorizedUser),
+            Some("service_account") | None => serde_json::from_slice(json).ok().map(GcsCredentialsKind::ServiceAccount),
+            Some(other) => {
+                let named = if other.len() <= 40 && other.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+                    format!("`{other}`")
+                } else {
+                    "an unknown type".to_string()
+                };
+                return Err(ObjectStoreError::InvalidCredentials(format!(
+                    "`{source}` holds credentials of {named}: the runner reads a service-account key and gcloud's `authorized_user` credentials"
+                )));
+            }
+        };
+        let kind = parsed.ok_or_else(|| {
+            ObjectStoreError::InvalidCredentials(format!(
+                "`{source}` is neither a service-account key (`client_email`, `private_key`) nor gcloud's `authorized_user` credentials (`client_id`, `client_secret`, `refresh_token`)"
+            ))
+        })?;
+        Ok(Self { kind, source: source.to_string() })
+    }
+
+    /// A refusal by the token endpoint names these credentials and how to renew them; a token
+    /// endpoint out of reach stays a request error (the network, not the credentials).
+    pub fn access_token(&self) -> Result<String, ObjectStoreError> {
+        let (token, hint) = match &self.kind {
+            GcsCredentialsKind::ServiceAccount(account) => (
+                account.access_token(),
+                "the key may have been deleted or disabled: make a new one with `gcloud iam service-accounts keys create`",
+            ),
+            GcsCredentialsKind::AuthorizedUser(user) => {
+                (user.access_token(), "sign in again with `gcloud auth application-default login`")
+            }
+        };
+        token.map_err(|refusal| match refusal {
+            ObjectStoreError::Status { .. } => ObjectStoreError::CredentialsRefused {
+                credentials: self.source.clone(),
+                refusal: Box::new(refusal),
+                hint,
+            },
+            other => other,
+        })
+    }
+}
+
+/// Where Google's clients exchange credentials that name no `token_uri`.
+pub fn google_token_uri() -> String {
+    "https://oauth2.googleapis.com/token".into()
+}
+
+/// Posts the form to `token_uri` and reads the `access_token` of its answer; an OAuth error
+/// code (`invalid_grant`) is named, never the form.
+pub fn exchange_for_token(token_uri: &str, form: String) -> Result<String, ObjectStoreError> {
+    let headers = [("content-type".to_string(), "application/x-www-form-urlencoded".to_string())];
+    let answer =
+        send_request(reqwest::Method::POST, token_uri, &headers, form.into_bytes())?.into_body(token_uri, |body| {
+            serde_json::from_slice::<serde_json::Value>(body)
+                .ok()
+                .and_then(|answer| answer["error"].as_str().map(str::to_string))
+                .unwrap_or_default()
+        })?;
+    serde_json::from_slice::<serde_json::Value>(&answer)
+        .ok()
+        .and_then(|answer| answer["access_token"].as_str().map(str::to_string))
+        .ok_or_else(|| ObjectStoreError::Status {
+            url: token_uri.to_string(),
+            status: reqwest::StatusCode::OK,
+            code: "without an `access_token`".into(),
+        })
+}
+
+#[cfg(test)]
+#[path = "gcs_credentials_tests.rs"]
+pub mod tests;
