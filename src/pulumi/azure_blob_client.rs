@@ -1,6 +1,6 @@
 //! The few Azure Blob requests that read and remove Pulumi's lock objects on an `azblob://`
-//! backend: List Blobs by prefix, Get Blob and Delete Blob, signed with the account's Shared Key
-//! or carrying a SAS token. The service URL and the credentials are found the way Pulumi's
+//! backend: List Blobs by prefix, Get Blob and Delete Blob, signed with the account's Shared Key,
+//! carrying a SAS token, or a Microsoft Entra ID token. The service URL and the credentials are found the way Pulumi's
 //! driver (gocloud.dev/blob/azureblob) finds them, so the runner reads the container Pulumi wrote.
 
 use std::collections::BTreeMap;
@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use base64::Engine as _;
 use ring::hmac;
 
+use super::azure_identity::AzureIdentity;
 use super::object_store::ObjectStore;
 use super::object_store_error::ObjectStoreError;
 use super::object_store_response::{percent_decode, send_request, uri_encode, xml_values};
@@ -16,8 +17,19 @@ use super::ChildEnvironment;
 /// A version every Azure Storage endpoint and Azurite serve, with Shared Key as documented.
 const API_VERSION: &str = "2021-12-02";
 
-/// The container's URL, a SAS token, a Shared Key: what `from_url` finds.
-type Access = (String, Option<String>, Option<(String, Vec<u8>)>);
+/// The container's URL and how requests to it authenticate: what `from_url` finds.
+struct Access {
+    container_url: String,
+    sas_token: Option<String>,
+    shared_key: Option<(String, Vec<u8>)>,
+    bearer_token: Option<String>,
+}
+
+impl Access {
+    fn new(container_url: String) -> Self {
+        Self { container_url, sas_token: None, shared_key: None, bearer_token: None }
+    }
+}
 
 /// Where the container is and how to authenticate to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +40,8 @@ pub struct AzureBlobClient {
     sas_token: Option<String>,
     /// The account name and decoded key that sign a request (Shared Key).
     shared_key: Option<(String, Vec<u8>)>,
+    /// A Microsoft Entra ID token (`AzureIdentity`), when no key or SAS token is given.
+    bearer_token: Option<String>,
     /// The backend's folder inside the container, empty or ending in `/`.
     prefix: String,
 }
@@ -35,17 +49,19 @@ pub struct AzureBlobClient {
 impl AzureBlobClient {
     /// `None` when `url` is not an `azblob://` URL; `Err` when the runner cannot authenticate.
     /// The order is gocloud's: `AZURE_STORAGE_ACCOUNT` with `AZURE_STORAGE_KEY`, then
-    /// `AZURE_STORAGE_SAS_TOKEN`, then `AZURE_STORAGE_CONNECTION_STRING`.
+    /// `AZURE_STORAGE_SAS_TOKEN`, then `AZURE_STORAGE_CONNECTION_STRING`, then the sign-in of
+    /// `DefaultAzureCredential` (`AzureIdentity`).
     pub fn from_url(url: &str, environment: &ChildEnvironment) -> Option<Result<Self, ObjectStoreError>> {
         let rest = url.strip_prefix("azblob://")?;
         let (location, query) = rest.split_once('?').unwrap_or((rest, ""));
         let (container, prefix) = location.split_once('/').unwrap_or((location, ""));
         let prefix = prefix.trim_matches('/');
         let prefix = if prefix.is_empty() { String::new() } else { format!("{prefix}/") };
-        Some(Self::resolve(container, query, environment).map(|(container_url, sas_token, shared_key)| Self {
-            container_url,
-            sas_token,
-            shared_key,
+        Some(Self::resolve(container, query, environment).map(|access| Self {
+            container_url: access.container_url,
+            sas_token: access.sas_token,
+            shared_key: access.shared_key,
+            bearer_token: access.bearer_token,
             prefix,
         }))
     }
@@ -106,11 +122,12 @@ impl AzureBlobClient {
         let container = uri_encode(container, false);
         if let (Some(signer), Some(key)) = (variable("AZURE_STORAGE_ACCOUNT"), variable("AZURE_STORAGE_KEY")) {
             let key = decode(&key, "AZURE_STORAGE_KEY")?;
-            return Ok((format!("{}/{container}", service_url()?), None, Some((signer, key))));
+            let shared_key = Some((signer, key));
+            return Ok(Access { shared_key, ..Access::new(format!("{}/{container}", service_url()?)) });
         }
         if let Some(token) = variable("AZURE_STORAGE_SAS_TOKEN") {
             let token = token.trim_start_matches('?').to_string();
-            return Ok((format!("{}/{container}", service_url()?), Some(token), None));
+            return Ok(Access { sas_token: Some(token), ..Access::new(format!("{}/{container}", service_url()?)) });
         }
         if !connection.is_empty() {
             // As the Azure SDK reads a connection string: its own endpoint, not the URL's.
@@ -131,17 +148,26 @@ impl AzureBlobClient {
             let url = format!("{endpoint}/{container}");
             return match (account, setting("AccountKey"), setting("SharedAccessSignature")) {
                 (Some(account), Some(key), _) => {
-                    Ok((url, None, Some((account, decode(&key, "AZURE_STORAGE_CONNECTION_STRING")?))))
+                    let shared_key = Some((account, decode(&key, "AZURE_STORAGE_CONNECTION_STRING")?));
+                    Ok(Access { shared_key, ..Access::new(url) })
                 }
-                (_, _, Some(token)) => Ok((url, Some(token.trim_start_matches('?').to_string()), None)),
+                (_, _, Some(token)) => {
+                    Ok(Access { sas_token: Some(token.trim_start_matches('?').to_string()), ..Access::new(url) })
+                }
                 _ => Err(ObjectStoreError::InvalidCredentials(
                     "`AZURE_STORAGE_CONNECTION_STRING` has neither `AccountName` with `AccountKey` nor `SharedAccessSignature`"
                         .into(),
                 )),
             };
         }
+        // Pulumi's driver then signs in with Microsoft Entra ID, and so does the runner.
+        if let Some(identity) = AzureIdentity::from_environment(environment) {
+            let url = format!("{}/{container}", service_url()?);
+            let bearer_token = Some(identity.access_token(environment)?);
+            return Ok(Access { bearer_token, ..Access::new(url) });
+        }
         Err(ObjectStoreError::MissingCredentials(
-            "none of `AZURE_STORAGE_KEY` (with `AZURE_STORAGE_ACCOUNT`), `AZURE_STORAGE_SAS_TOKEN` or `AZURE_STORAGE_CONNECTION_STRING` is set (the runner does not sign in with Azure AD): it cannot read the locks"
+            "none of `AZURE_STORAGE_KEY` (with `AZURE_STORAGE_ACCOUNT`), `AZURE_STORAGE_SAS_TOKEN`, `AZURE_STORAGE_CONNECTION_STRING`, a service principal (`AZURE_TENANT_ID`, `AZURE_CLIENT_ID` with `AZURE_CLIENT_SECRET` or `AZURE_FEDERATED_TOKEN_FILE`) or the Azure CLI (`az login`) is there: it cannot read the locks"
                 .into(),
         ))
     }
@@ -167,6 +193,9 @@ impl AzureBlobClient {
         if let Some((account, key)) = &self.shared_key {
             let signature = shared_key_signature(method.as_str(), &resource, query, &headers, account, key);
             headers.push(("authorization".to_string(), format!("SharedKey {account}:{signature}")));
+        }
+        if let Some(token) = &self.bearer_token {
+            headers.push(("authorization".to_string(), format!("Bearer {token}")));
         }
         send_request(method, &url, &headers, Vec::new())?.into_body(&url, |body| {
             xml_values(&String::from_utf8_lossy(body), "Code").into_iter().next().unwrap_or_default()

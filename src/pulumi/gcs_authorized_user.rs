@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use super::gcs_credentials::exchange_for_token;
+use super::oauth_token::exchange_for_token;
 use super::object_store_error::ObjectStoreError;
 use super::object_store_response::uri_encode;
 

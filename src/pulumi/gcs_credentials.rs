@@ -5,7 +5,6 @@
 use super::gcs_authorized_user::GcsAuthorizedUser;
 use super::gcs_service_account::GcsServiceAccount;
 use super::object_store_error::ObjectStoreError;
-use super::object_store_response::send_request;
 
 /// No `Debug`: both kinds hold a secret (a private key, a refresh token).
 pub struct GcsCredentials {
@@ -62,7 +61,7 @@ impl GcsCredentials {
         };
         token.map_err(|refusal| match refusal {
             ObjectStoreError::Status { .. } => ObjectStoreError::CredentialsRefused {
-                credentials: self.source.clone(),
+                credentials: format!("the credentials in `{}`", self.source),
                 refusal: Box::new(refusal),
                 hint,
             },
@@ -74,27 +73,6 @@ impl GcsCredentials {
 /// Where Google's clients exchange credentials that name no `token_uri`.
 pub fn google_token_uri() -> String {
     "https://oauth2.googleapis.com/token".into()
-}
-
-/// Posts the form to `token_uri` and reads the `access_token` of its answer; an OAuth error
-/// code (`invalid_grant`) is named, never the form.
-pub fn exchange_for_token(token_uri: &str, form: String) -> Result<String, ObjectStoreError> {
-    let headers = [("content-type".to_string(), "application/x-www-form-urlencoded".to_string())];
-    let answer =
-        send_request(reqwest::Method::POST, token_uri, &headers, form.into_bytes())?.into_body(token_uri, |body| {
-            serde_json::from_slice::<serde_json::Value>(body)
-                .ok()
-                .and_then(|answer| answer["error"].as_str().map(str::to_string))
-                .unwrap_or_default()
-        })?;
-    serde_json::from_slice::<serde_json::Value>(&answer)
-        .ok()
-        .and_then(|answer| answer["access_token"].as_str().map(str::to_string))
-        .ok_or_else(|| ObjectStoreError::Status {
-            url: token_uri.to_string(),
-            status: reqwest::StatusCode::OK,
-            code: "without an `access_token`".into(),
-        })
 }
 
 #[cfg(test)]

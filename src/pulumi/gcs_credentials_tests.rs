@@ -100,7 +100,7 @@ fn the_refresh_token_is_exchanged_and_a_refusal_is_named_by_its_code() {
     let error = GcsCredentials::parse(json.as_bytes(), "adc.json").unwrap().access_token().unwrap_err();
     server.join().unwrap();
     let said = crate::error::ErrorChain(&error).to_string();
-    assert!(said.starts_with("the credentials in `adc.json` were refused: "), "{said}");
+    assert!(said.starts_with("the credentials in `adc.json` got no token: "), "{said}");
     assert!(said.contains("400") && said.contains("invalid_grant"), "{said}");
     assert!(said.ends_with("sign in again with `gcloud auth application-default login`"), "{said}");
     assert!(!said.contains("very"), "{said}");

@@ -6,7 +6,7 @@ use base64::Engine as _;
 use ring::signature::{RsaKeyPair, RSA_PKCS1_SHA256};
 use serde::Deserialize;
 
-use super::gcs_credentials::exchange_for_token;
+use super::oauth_token::exchange_for_token;
 use super::object_store_error::ObjectStoreError;
 use super::object_store_response::uri_encode;
 

@@ -1,5 +1,6 @@
 mod ansi_codes;
 mod azure_blob_client;
+mod azure_identity;
 mod backend;
 mod child_environment;
 mod encryption_salt;
@@ -16,6 +17,7 @@ mod leftover_processes;
 mod lock_recheck;
 mod lock_removal_error;
 mod mock_backend;
+mod oauth_token;
 mod object_store;
 mod object_store_error;
 mod object_store_response;
@@ -35,6 +37,7 @@ pub mod stack_history;
 mod torn_checkpoint;
 
 pub use ansi_codes::strip_ansi_codes;
+pub use azure_identity::AzureIdentity;
 pub use backend::Backend;
 pub use child_environment::ChildEnvironment;
 pub use encryption_salt::adopt_encryption_salt;

@@ -20,8 +20,8 @@ pub enum ObjectStoreError {
     #[error("`{url}` answered {status}{}", if code.is_empty() { String::new() } else { format!(" {code}") })]
     Status { url: String, status: reqwest::StatusCode, code: String },
     /// The token endpoint refused the credentials (`invalid_grant`: a revoked sign-in, a deleted
-    /// key); `credentials` names where they came from, `hint` how to get new ones.
-    #[error("the credentials in `{credentials}` were refused: {refusal}; {hint}")]
+    /// key); `credentials` names them and where they came from, `hint` how to get new ones.
+    #[error("{credentials} got no token: {refusal}; {hint}")]
     CredentialsRefused { credentials: String, refusal: Box<ObjectStoreError>, hint: &'static str },
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),

@@ -107,7 +107,7 @@ fn gs_doctor_signs_with_gclouds_application_default_credentials() {
     let request = endpoint.join().unwrap();
     assert!(request.contains("grant_type=refresh_token") && request.contains("1%2F%2F0g-refresh-secret"), "{request}");
     let said = line(&refused, "backend credentials");
-    assert!(said.contains("application_default_credentials.json` were refused"), "{said}");
+    assert!(said.contains("application_default_credentials.json` got no token"), "{said}");
     assert!(said.contains("400") && said.contains("invalid_grant"), "{said}");
     assert!(said.contains("sign in again with `gcloud auth application-default login`"), "{said}");
     let printed = format!("{}{}", refused.stdout(), refused.stderr());

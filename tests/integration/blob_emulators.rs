@@ -37,14 +37,25 @@ pub enum BlobKind {
     Azurite,
     /// Azurite, with an account SAS token and no key.
     AzuriteSas,
+    /// Azurite over HTTPS checking bearer tokens (`--oauth basic`: issuer, audience, lifetime),
+    /// with a service principal's variables and a loopback Microsoft Entra ID token endpoint.
+    AzuriteEntraId,
     FakeGcs,
 }
+
+/// The service principal of `AzuriteEntraId`; its secret, given as `wrong`, gets a token for
+/// another audience, which Azurite refuses.
+pub const ENTRA_TENANT: &str = "runner-test-tenant";
+pub const ENTRA_CLIENT: &str = "runner-test-app";
+pub const ENTRA_SECRET: &str = "entra-test-secret";
 
 /// One emulator with the container (bucket) `state`, stopped when dropped.
 pub struct BlobStore {
     _process: ChildGuard,
     pub kind: BlobKind,
     port: u16,
+    /// `AzuriteEntraId`: the private authority's certificate (in a file) and the token endpoint.
+    tls: Option<(String, PathBuf, u16)>,
 }
 
 impl BlobStore {
@@ -52,12 +63,25 @@ impl BlobStore {
         std::fs::create_dir_all(root).unwrap();
         let port = free_port();
         let log = std::fs::File::create(root.with_extension("log")).unwrap();
+        let mut tls = None;
         let mut command = match kind {
-            BlobKind::Azurite | BlobKind::AzuriteSas => {
+            BlobKind::Azurite | BlobKind::AzuriteSas | BlobKind::AzuriteEntraId => {
                 let mut command =
                     Command::new(binary("RUNNER_AZURITE_BIN", AZURITE_BUILD, "azurite-blob", "install-azurite.sh"));
                 command.args(["--blobHost", "127.0.0.1", "--blobPort", &port.to_string(), "--silent"]);
                 command.args(["--skipApiVersionCheck", "--disableTelemetry", "--location"]).arg(root);
+                if kind == BlobKind::AzuriteEntraId {
+                    let ca = crate::https_gate_test::test_servers::PrivateCa::new();
+                    let file = |name: &str, pem: &str| {
+                        let path = root.with_extension(name);
+                        std::fs::write(&path, pem).unwrap();
+                        path
+                    };
+                    command.arg("--cert").arg(file("cert.pem", &ca.server_cert_pem));
+                    command.arg("--key").arg(file("key.pem", &ca.server_key_pem));
+                    command.args(["--oauth", "basic"]);
+                    tls = Some((ca.ca_pem.clone(), file("ca.pem", &ca.ca_pem), serve_entra_tokens()));
+                }
                 command
             }
             BlobKind::FakeGcs => {
@@ -77,14 +101,14 @@ impl BlobStore {
             }
         };
         let process = command.stdout(Stdio::null()).stderr(log).spawn().expect("the emulator starts");
-        let store = Self { _process: ChildGuard(process), kind, port };
+        let store = Self { _process: ChildGuard(process), kind, port, tls };
         let start = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(start.elapsed() < Duration::from_secs(60), "{kind:?} did not listen within 60 s");
             std::thread::sleep(Duration::from_millis(50));
         }
         match kind {
-            BlobKind::Azurite | BlobKind::AzuriteSas => {
+            BlobKind::Azurite | BlobKind::AzuriteSas | BlobKind::AzuriteEntraId => {
                 store.azure("PUT", &format!("{CONTAINER}?restype=container"), Vec::new())
             }
             BlobKind::FakeGcs => store.request("POST", "storage/v1/b", vec![], br#"{"name":"state"}"#.to_vec()),
@@ -97,6 +121,9 @@ impl BlobStore {
         match self.kind {
             BlobKind::Azurite | BlobKind::AzuriteSas => {
                 format!("azblob://{CONTAINER}?domain=127.0.0.1:{}&protocol=http", self.port)
+            }
+            BlobKind::AzuriteEntraId => {
+                format!("azblob://{CONTAINER}?domain=127.0.0.1:{}&protocol=https", self.port)
             }
             BlobKind::FakeGcs => format!("gs://{CONTAINER}"),
         }
@@ -112,6 +139,17 @@ impl BlobStore {
             BlobKind::AzuriteSas => {
                 vec![("AZURE_STORAGE_ACCOUNT", AZURITE_ACCOUNT.into()), ("AZURE_STORAGE_SAS_TOKEN", account_sas())]
             }
+            BlobKind::AzuriteEntraId => {
+                let (_, ca_file, token_port) = self.tls.as_ref().expect("started with its authority");
+                vec![
+                    ("AZURE_STORAGE_ACCOUNT", AZURITE_ACCOUNT.into()),
+                    ("AZURE_TENANT_ID", ENTRA_TENANT.into()),
+                    ("AZURE_CLIENT_ID", ENTRA_CLIENT.into()),
+                    ("AZURE_CLIENT_SECRET", ENTRA_SECRET.into()),
+                    ("AZURE_AUTHORITY_HOST", format!("http://127.0.0.1:{token_port}")),
+                    ("SSL_CERT_FILE", ca_file.display().to_string()),
+                ]
+            }
             BlobKind::FakeGcs => vec![
                 ("STORAGE_EMULATOR_HOST", format!("127.0.0.1:{}", self.port)),
                 ("GOOGLE_OAUTH_ACCESS_TOKEN", "emulator-needs-no-token".into()),
@@ -121,7 +159,7 @@ impl BlobStore {
 
     pub fn put(&self, key: &str, content: &str) {
         match self.kind {
-            BlobKind::Azurite | BlobKind::AzuriteSas => {
+            BlobKind::Azurite | BlobKind::AzuriteSas | BlobKind::AzuriteEntraId => {
                 self.azure("PUT", &format!("{CONTAINER}/{key}"), content.as_bytes().to_vec())
             }
             BlobKind::FakeGcs => {
@@ -133,7 +171,9 @@ impl BlobStore {
 
     pub fn get(&self, key: &str) -> Vec<u8> {
         match self.kind {
-            BlobKind::Azurite | BlobKind::AzuriteSas => self.azure("GET", &format!("{CONTAINER}/{key}"), Vec::new()),
+            BlobKind::Azurite | BlobKind::AzuriteSas | BlobKind::AzuriteEntraId => {
+                self.azure("GET", &format!("{CONTAINER}/{key}"), Vec::new())
+            }
             BlobKind::FakeGcs => {
                 self.request("GET", &format!("storage/v1/b/{CONTAINER}/o/{}?alt=media", encode(key)), vec![], vec![])
             }
@@ -143,7 +183,7 @@ impl BlobStore {
     /// Every key under `prefix`.
     pub fn keys(&self, prefix: &str) -> Vec<String> {
         match self.kind {
-            BlobKind::Azurite | BlobKind::AzuriteSas => {
+            BlobKind::Azurite | BlobKind::AzuriteSas | BlobKind::AzuriteEntraId => {
                 let body =
                     self.azure("GET", &format!("{CONTAINER}?restype=container&comp=list&prefix={prefix}"), vec![]);
                 let body = String::from_utf8(body).unwrap();
@@ -200,13 +240,18 @@ impl BlobStore {
     }
 
     fn request(&self, method: &str, target: &str, headers: Vec<(&str, String)>, body: Vec<u8>) -> Vec<u8> {
-        let url = format!("http://127.0.0.1:{}/{target}", self.port);
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        let url = format!("{scheme}://127.0.0.1:{}/{target}", self.port);
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         runtime.block_on(async {
             // reqwest is built without a crypto provider of its own: the runner's is `ring`.
             let _ = rustls::crypto::ring::default_provider().install_default();
+            let mut client = reqwest::Client::builder();
+            if let Some((ca_pem, _, _)) = &self.tls {
+                client = client.tls_certs_merge(reqwest::Certificate::from_pem_bundle(ca_pem.as_bytes()).unwrap());
+            }
             let mut request =
-                reqwest::Client::new().request(reqwest::Method::from_bytes(method.as_bytes()).unwrap(), &url);
+                client.build().unwrap().request(reqwest::Method::from_bytes(method.as_bytes()).unwrap(), &url);
             for (name, value) in headers {
                 request = request.header(name, value);
             }
@@ -217,6 +262,56 @@ impl BlobStore {
             bytes
         })
     }
+}
+
+/// A loopback stand-in for Microsoft Entra ID's token endpoint: every client-credentials request
+/// gets a JWT of the shape Azurite checks (issuer, audience, lifetime; it never checks the
+/// signature). A wrong client secret gets one for another audience. Returns the port.
+fn serve_entra_tokens() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for socket in listener.incoming() {
+            let Ok(mut socket) = socket else { continue };
+            use std::io::{Read, Write};
+            let mut request = Vec::new();
+            let mut chunk = [0; 4096];
+            while !String::from_utf8_lossy(&request).contains("scope=") {
+                match socket.read(&mut chunk) {
+                    Ok(read @ 1..) => request.extend_from_slice(&chunk[..read]),
+                    _ => break,
+                }
+            }
+            let request = String::from_utf8_lossy(&request);
+            let expected = format!("POST /{ENTRA_TENANT}/oauth2/v2.0/token ");
+            let audience = if request.starts_with(&expected)
+                && request.contains(&format!("client_id={ENTRA_CLIENT}&client_secret={ENTRA_SECRET}&"))
+            {
+                "https://storage.azure.com"
+            } else {
+                "https://management.azure.com"
+            };
+            let now = time::OffsetDateTime::now_utc().unix_timestamp();
+            let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+            let claims = serde_json::json!({
+                "aud": audience, "iss": format!("https://sts.windows.net/{ENTRA_TENANT}/"),
+                "iat": now - 60, "nbf": now - 60, "exp": now + 3600, "appid": ENTRA_CLIENT,
+            });
+            let jwt = format!(
+                "{}.{}.{}",
+                engine.encode(br#"{"alg":"RS256","typ":"JWT"}"#),
+                engine.encode(claims.to_string()),
+                engine.encode(b"unchecked-signature")
+            );
+            let body = serde_json::json!({"token_type": "Bearer", "expires_in": 3599, "access_token": jwt}).to_string();
+            let answer = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = socket.write_all(answer.as_bytes());
+        }
+    });
+    port
 }
 
 /// An account SAS for blobs (read, write, delete, list, add, create) until 2099, signed with the

@@ -164,6 +164,53 @@ fn ext_gs_unknown_and_live_holders_are_named_and_kept_unless_forced() {
     unknown_and_live_holders_are_named_and_kept_unless_forced(BlobKind::FakeGcs);
 }
 
+/// With no storage key, SAS token or connection string, the runner signs in as Pulumi's driver
+/// does (`DefaultAzureCredential`): here a service principal's secret, exchanged at a loopback
+/// token endpoint, against Azurite over HTTPS checking every bearer token. The runner lists,
+/// reads and removes locks with it; a token Azurite refuses (another audience) is named by
+/// `doctor` and removes nothing.
+#[test]
+fn ext_azblob_entra_id_sign_in_reads_judges_and_removes_locks() {
+    let scratch = tempfile::tempdir().unwrap();
+    let store = BlobStore::start(BlobKind::AzuriteEntraId, &scratch.path().join("store"));
+    let mut workspace = blob_workspace(&store, "net", "name: net\nruntime: yaml\n");
+    let doctor = workspace.run(&["doctor", "--provider", "one"]);
+    let credentials = |output: &crate::support::RunOutput| {
+        output.stdout().lines().find(|line| line.contains("backend credentials")).unwrap_or_default().to_string()
+    };
+    assert!(credentials(&doctor).contains("accepted by the object store"), "{}{}", doctor.stdout(), doctor.stderr());
+
+    let remote = format!("{LOCKS}net/dev/remote.json");
+    store.put(&remote, &lock_json(4242, "another-host"));
+    let refused = workspace.run(&["unlock", "--provider", "one", "--stack", "dev"]);
+    refused
+        .expect_code(1)
+        .expect_stderr_contains("`pulumi` pid 4242 of `root@another-host` since 2026-11-22T22:05:19Z")
+        .expect_stderr_contains("--force");
+    assert_eq!(lock_keys(&store), std::slice::from_ref(&remote));
+    workspace.run(&["unlock", "--provider", "one", "--stack", "dev", "--force"]).expect_code(0);
+    assert!(lock_keys(&store).is_empty(), "{:?}", lock_keys(&store));
+
+    store.put(&remote, &lock_json(4242, "another-host"));
+    workspace.set_env("AZURE_CLIENT_SECRET", "wrong-secret-value");
+    let rejected = workspace.run(&["doctor", "--provider", "one"]);
+    rejected.expect_code(2);
+    let said = credentials(&rejected);
+    assert!(said.contains("rejected by the object store") && said.contains("403"), "{said}");
+    assert!(said.contains("fix the service principal of `AZURE_CLIENT_ID` and `AZURE_CLIENT_SECRET`"), "{said}");
+    let kept = workspace.run(&["unlock", "--provider", "one", "--stack", "dev", "--force"]);
+    assert_ne!(kept.code(), 0, "{}", kept.stderr());
+    assert_eq!(lock_keys(&store), [remote], "a lock went without a token Azurite accepts");
+    for output in [&doctor, &refused, &rejected, &kept] {
+        let printed = format!("{}{}", output.stdout(), output.stderr());
+        assert!(
+            !printed.contains(crate::blob_emulators::ENTRA_SECRET) && !printed.contains("wrong-secret"),
+            "{printed}"
+        );
+        assert!(!printed.contains("eyJ"), "a token was printed:\n{printed}");
+    }
+}
+
 /// `O_NONBLOCK`: opening a FIFO for writing fails while it has no reader.
 const O_NONBLOCK: i32 = 0o4000;
 

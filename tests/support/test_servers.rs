@@ -18,6 +18,9 @@ pub struct PrivateCa {
     /// The authority's certificate, the content of a gate's `ca_file`.
     pub ca_pem: String,
     pub server_config: Arc<rustls::ServerConfig>,
+    /// The server's certificate and key, for a server that reads them from files (Azurite).
+    pub server_cert_pem: String,
+    pub server_key_pem: String,
 }
 
 impl PrivateCa {
@@ -38,7 +41,12 @@ impl PrivateCa {
             .with_no_client_auth()
             .with_single_cert(vec![server_cert.der().clone()], key)
             .unwrap();
-        Self { ca_pem: ca.pem(), server_config: Arc::new(server_config) }
+        Self {
+            ca_pem: ca.pem(),
+            server_config: Arc::new(server_config),
+            server_cert_pem: server_cert.pem(),
+            server_key_pem: server_key.serialize_pem(),
+        }
     }
 }
 

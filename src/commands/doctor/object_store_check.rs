@@ -3,14 +3,29 @@
 //! the lock checks use. What the answer means is said in the words of the variables to fix.
 
 use super::s3_backend_check::BackendFinding;
-use crate::pulumi::{open_object_store, ChildEnvironment, ObjectStoreError};
+use crate::pulumi::{open_object_store, AzureIdentity, ChildEnvironment, ObjectStoreError};
+
+/// What to fix when Azure refuses: the key or token given, else the sign-in the runner used,
+/// which also needs a data role (a subscription's Owner cannot read blobs without one).
+fn azure_credentials(environment: &ChildEnvironment) -> String {
+    let keyed = ["AZURE_STORAGE_KEY", "AZURE_STORAGE_SAS_TOKEN", "AZURE_STORAGE_CONNECTION_STRING"]
+        .iter()
+        .any(|name| environment.get(name).is_some());
+    match AzureIdentity::from_environment(environment) {
+        Some(identity) if !keyed => format!(
+            "{}, which needs the `Storage Blob Data Contributor` role on the container, or set `AZURE_STORAGE_KEY`",
+            identity.describe()
+        ),
+        _ => "`AZURE_STORAGE_ACCOUNT` with `AZURE_STORAGE_KEY` or `AZURE_STORAGE_SAS_TOKEN`".to_string(),
+    }
+}
 
 /// The findings for a backend URL; none for a URL that is no `azblob://` or `gs://` store.
 pub fn check_object_store_backend(url: &str, environment: &ChildEnvironment) -> Vec<BackendFinding> {
     let (variables, container) = if url.starts_with("azblob://") {
-        ("`AZURE_STORAGE_ACCOUNT` with `AZURE_STORAGE_KEY` or `AZURE_STORAGE_SAS_TOKEN`", "container")
+        (azure_credentials(environment), "container")
     } else if url.starts_with("gs://") {
-        ("`GOOGLE_CREDENTIALS`, `GOOGLE_APPLICATION_CREDENTIALS` or `GOOGLE_OAUTH_ACCESS_TOKEN`, or run `gcloud auth application-default login`", "bucket")
+        ("`GOOGLE_CREDENTIALS`, `GOOGLE_APPLICATION_CREDENTIALS` or `GOOGLE_OAUTH_ACCESS_TOKEN`, or run `gcloud auth application-default login`".to_string(), "bucket")
     } else {
         return Vec::new();
     };
