@@ -10,6 +10,7 @@ use std::time::Duration;
 use super::oauth_token::exchange_for_token;
 use super::object_store_error::ObjectStoreError;
 use super::object_store_response::uri_encode;
+use super::token_cache::{cached_token, AccessToken};
 use super::ChildEnvironment;
 use crate::cancel::{Cancellation, ChildProcess};
 
@@ -61,7 +62,11 @@ impl AzureIdentity {
     /// A bearer token for Azure Storage. A refusal names this sign-in and how to mend it.
     pub fn access_token(&self, environment: &ChildEnvironment) -> Result<String, ObjectStoreError> {
         let (token_url, form) = match self {
-            Self::AzureCli { program } => return azure_cli_token(program, environment),
+            Self::AzureCli { program } => {
+                let owner = program.display().to_string();
+                let config = environment.get("AZURE_CONFIG_DIR").unwrap_or_default();
+                return cached_token(&["az", &owner, config], || azure_cli_token(program, environment));
+            }
             Self::ClientSecret { token_url, client_id, secret } => {
                 (token_url, client_credentials(client_id, &format!("client_secret={}", uri_encode(secret, false))))
             }
@@ -80,7 +85,9 @@ impl AzureIdentity {
                 (token_url, client_credentials(client_id, &proof))
             }
         };
-        exchange_for_token(token_url, form).map_err(|err| match err {
+        // The form names the client and its proof (the secret, the federated token as its file
+        // holds it now): a rotated proof gets a token of its own.
+        cached_token(&["entra", token_url, &form], || exchange_for_token(token_url, form.clone())).map_err(|err| match err {
             ObjectStoreError::Status { .. } => ObjectStoreError::CredentialsRefused {
                 credentials: self.describe().to_string(),
                 refusal: Box::new(err),
@@ -100,16 +107,21 @@ fn client_credentials(client_id: &str, proof: &str) -> String {
 
 /// `az account get-access-token`, run with the environment `pulumi` gets (its `AZURE_CONFIG_DIR`,
 /// its `PATH`), as the Azure SDK runs it.
-fn azure_cli_token(program: &std::path::Path, environment: &ChildEnvironment) -> Result<String, ObjectStoreError> {
+fn azure_cli_token(program: &std::path::Path, environment: &ChildEnvironment) -> Result<AccessToken, ObjectStoreError> {
     let output = ChildProcess::new(program)
         .args(["account", "get-access-token", "--output", "json", "--resource", STORAGE_RESOURCE])
         .env_clear()
         .envs(environment.vars())
         .timeout(AZURE_CLI_TIMEOUT)
         .output_blocking(&Cancellation::process());
-    let token = serde_json::from_slice::<serde_json::Value>(&output.stdout)
-        .ok()
-        .and_then(|answer| answer["accessToken"].as_str().map(str::to_string))
+    let answer = serde_json::from_slice::<serde_json::Value>(&output.stdout).unwrap_or_default();
+    // `expires_on`, seconds since the epoch, is what az 2.54 and later add for SDKs.
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    let expires_in =
+        answer["expires_on"].as_i64().and_then(|end| u64::try_from(end - now).ok()).map(Duration::from_secs);
+    let token = answer["accessToken"]
+        .as_str()
+        .map(|value| AccessToken { value: value.to_string(), expires_in })
         .filter(|_| output.success());
     token.ok_or_else(|| {
         // az's own first line says why ("Please run 'az login' to setup account."); it carries

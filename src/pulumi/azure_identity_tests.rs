@@ -114,15 +114,19 @@ fn a_federated_token_is_the_client_assertion_and_a_refusal_is_named() {
 /// `accessToken` is the token; a CLI nobody signed in to is named with `az login`.
 #[test]
 fn the_azure_cli_is_asked_for_a_storage_token() {
-    let az = fake_az(
-        r#"echo '{"accessToken": "eyJ.cli", "expiresOn": "2026-11-24 18:00:00.000000", "tokenType": "Bearer"}'"#,
-    );
+    let expires_on = time::OffsetDateTime::now_utc().unix_timestamp() + 3600;
+    let az =
+        fake_az(&format!(r#"echo '{{"accessToken": "eyJ.cli", "expires_on": {expires_on}, "tokenType": "Bearer"}}'"#));
     let path = az.path().display().to_string();
     let environment = environment(&[("PATH", &path)]);
     let identity = AzureIdentity::from_environment(&environment).unwrap();
     assert_eq!(identity.access_token(&environment).unwrap(), "eyJ.cli");
     let args = std::fs::read_to_string(az.path().join("args")).unwrap();
     assert_eq!(args.trim(), "account get-access-token --output json --resource https://storage.azure.com");
+    // Every project's locks are read with one token: `az` ran once.
+    std::fs::remove_file(az.path().join("args")).unwrap();
+    assert_eq!(identity.access_token(&environment).unwrap(), "eyJ.cli");
+    assert!(!az.path().join("args").exists(), "az ran again for a token it had given");
 
     let signed_out = fake_az("echo \"ERROR: Please run 'az login' to setup account.\" >&2\nexit 1");
     let path = signed_out.path().display().to_string();

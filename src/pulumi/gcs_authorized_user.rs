@@ -7,6 +7,7 @@ use serde::Deserialize;
 use super::oauth_token::exchange_for_token;
 use super::object_store_error::ObjectStoreError;
 use super::object_store_response::uri_encode;
+use super::token_cache::AccessToken;
 
 /// No `Debug`: it holds the client secret and the refresh token.
 #[derive(Clone, Deserialize)]
@@ -30,7 +31,7 @@ impl GcsAuthorizedUser {
         )
     }
 
-    pub fn access_token(&self) -> Result<String, ObjectStoreError> {
+    pub fn access_token(&self) -> Result<AccessToken, ObjectStoreError> {
         exchange_for_token(&self.token_uri, self.token_request())
     }
 }

@@ -5,12 +5,15 @@
 use super::gcs_authorized_user::GcsAuthorizedUser;
 use super::gcs_service_account::GcsServiceAccount;
 use super::object_store_error::ObjectStoreError;
+use super::token_cache::cached_token;
 
 /// No `Debug`: both kinds hold a secret (a private key, a refresh token).
 pub struct GcsCredentials {
     kind: GcsCredentialsKind,
     /// The variable or file they came from, for the errors.
     source: String,
+    /// The JSON as read: whose token a kept one is.
+    json: Vec<u8>,
 }
 
 enum GcsCredentialsKind {
@@ -44,19 +47,21 @@ impl GcsCredentials {
                 "`{source}` is neither a service-account key (`client_email`, `private_key`) nor gcloud's `authorized_user` credentials (`client_id`, `client_secret`, `refresh_token`)"
             ))
         })?;
-        Ok(Self { kind, source: source.to_string() })
+        Ok(Self { kind, source: source.to_string(), json: json.to_vec() })
     }
 
     /// A refusal by the token endpoint names these credentials and how to renew them; a token
     /// endpoint out of reach stays a request error (the network, not the credentials).
     pub fn access_token(&self) -> Result<String, ObjectStoreError> {
+        let json = String::from_utf8_lossy(&self.json);
         let (token, hint) = match &self.kind {
             GcsCredentialsKind::ServiceAccount(account) => (
-                account.access_token(),
+                cached_token(&["gcs", &json], || account.access_token()),
                 "the key may have been deleted or disabled: make a new one with `gcloud iam service-accounts keys create`",
             ),
             GcsCredentialsKind::AuthorizedUser(user) => {
-                (user.access_token(), "sign in again with `gcloud auth application-default login`")
+                let token = cached_token(&["gcs", &json], || user.access_token());
+                (token, "sign in again with `gcloud auth application-default login`")
             }
         };
         token.map_err(|refusal| match refusal {

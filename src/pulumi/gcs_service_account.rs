@@ -9,6 +9,7 @@ use serde::Deserialize;
 use super::oauth_token::exchange_for_token;
 use super::object_store_error::ObjectStoreError;
 use super::object_store_response::uri_encode;
+use super::token_cache::AccessToken;
 
 /// Reading and deleting lock objects needs no more.
 const SCOPE: &str = "https://www.googleapis.com/auth/devstorage.read_write";
@@ -47,7 +48,7 @@ impl GcsServiceAccount {
     }
 
     /// Exchanges the assertion at `token_uri` for a bearer token.
-    pub fn access_token(&self) -> Result<String, ObjectStoreError> {
+    pub fn access_token(&self) -> Result<AccessToken, ObjectStoreError> {
         let assertion = self.assertion(time::OffsetDateTime::now_utc().unix_timestamp())?;
         let grant = uri_encode("urn:ietf:params:oauth:grant-type:jwt-bearer", false);
         exchange_for_token(&self.token_uri, format!("grant_type={grant}&assertion={assertion}"))

@@ -34,6 +34,7 @@ mod s3_client;
 mod secret_output_names;
 mod secret_store;
 pub mod stack_history;
+mod token_cache;
 mod torn_checkpoint;
 
 pub use ansi_codes::strip_ansi_codes;

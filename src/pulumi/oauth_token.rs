@@ -3,10 +3,11 @@
 
 use super::object_store_error::ObjectStoreError;
 use super::object_store_response::send_request;
+use super::token_cache::AccessToken;
 
-/// Posts the form to `token_uri` and reads the `access_token` of its answer; an OAuth error
-/// code (`invalid_grant`) is named, never the form.
-pub fn exchange_for_token(token_uri: &str, form: String) -> Result<String, ObjectStoreError> {
+/// Posts the form to `token_uri` and reads the `access_token` (and `expires_in`) of its answer;
+/// an OAuth error code (`invalid_grant`) is named, never the form.
+pub fn exchange_for_token(token_uri: &str, form: String) -> Result<AccessToken, ObjectStoreError> {
     let headers = [("content-type".to_string(), "application/x-www-form-urlencoded".to_string())];
     let answer =
         send_request(reqwest::Method::POST, token_uri, &headers, form.into_bytes())?.into_body(token_uri, |body| {
@@ -15,12 +16,17 @@ pub fn exchange_for_token(token_uri: &str, form: String) -> Result<String, Objec
                 .and_then(|answer| answer["error"].as_str().map(str::to_string))
                 .unwrap_or_default()
         })?;
-    serde_json::from_slice::<serde_json::Value>(&answer)
-        .ok()
-        .and_then(|answer| answer["access_token"].as_str().map(str::to_string))
-        .ok_or_else(|| ObjectStoreError::Status {
+    let answer = serde_json::from_slice::<serde_json::Value>(&answer).unwrap_or_default();
+    // Entra ID's v1 endpoints write the lifetime as a string.
+    let expires_in = answer["expires_in"]
+        .as_u64()
+        .or_else(|| answer["expires_in"].as_str().and_then(|text| text.parse().ok()))
+        .map(std::time::Duration::from_secs);
+    answer["access_token"].as_str().map(|value| AccessToken { value: value.to_string(), expires_in }).ok_or_else(|| {
+        ObjectStoreError::Status {
             url: token_uri.to_string(),
             status: reqwest::StatusCode::OK,
             code: "without an `access_token`".into(),
-        })
+        }
+    })
 }
