@@ -5,11 +5,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 
-use crate::kube_api_server::{cache_root, free_port, ChildGuard};
+use crate::kube_api_server::{cache_root, ChildGuard};
+use crate::loopback_port::start_listening;
 
 /// Kept in step with the install scripts.
 const AZURITE_BUILD: &str = "azurite-3.35.0";
@@ -61,26 +61,29 @@ pub struct BlobStore {
 impl BlobStore {
     pub fn start(kind: BlobKind, root: &Path) -> Self {
         std::fs::create_dir_all(root).unwrap();
-        let port = free_port();
         let log = std::fs::File::create(root.with_extension("log")).unwrap();
         let mut tls = None;
-        let mut command = match kind {
+        if kind == BlobKind::AzuriteEntraId {
+            let ca = crate::https_gate_test::test_servers::PrivateCa::new();
+            let file = |name: &str, pem: &str| {
+                let path = root.with_extension(name);
+                std::fs::write(&path, pem).unwrap();
+                path
+            };
+            file("cert.pem", &ca.server_cert_pem);
+            file("key.pem", &ca.server_key_pem);
+            tls = Some((ca.ca_pem.clone(), file("ca.pem", &ca.ca_pem), serve_entra_tokens()));
+        }
+        let command = |port: u16| match kind {
             BlobKind::Azurite | BlobKind::AzuriteSas | BlobKind::AzuriteEntraId => {
                 let mut command =
                     Command::new(binary("RUNNER_AZURITE_BIN", AZURITE_BUILD, "azurite-blob", "install-azurite.sh"));
                 command.args(["--blobHost", "127.0.0.1", "--blobPort", &port.to_string(), "--silent"]);
                 command.args(["--skipApiVersionCheck", "--disableTelemetry", "--location"]).arg(root);
                 if kind == BlobKind::AzuriteEntraId {
-                    let ca = crate::https_gate_test::test_servers::PrivateCa::new();
-                    let file = |name: &str, pem: &str| {
-                        let path = root.with_extension(name);
-                        std::fs::write(&path, pem).unwrap();
-                        path
-                    };
-                    command.arg("--cert").arg(file("cert.pem", &ca.server_cert_pem));
-                    command.arg("--key").arg(file("key.pem", &ca.server_key_pem));
+                    command.arg("--cert").arg(root.with_extension("cert.pem"));
+                    command.arg("--key").arg(root.with_extension("key.pem"));
                     command.args(["--oauth", "basic"]);
-                    tls = Some((ca.ca_pem.clone(), file("ca.pem", &ca.ca_pem), serve_entra_tokens()));
                 }
                 command
             }
@@ -100,13 +103,10 @@ impl BlobStore {
                 command
             }
         };
-        let process = command.stdout(Stdio::null()).stderr(log).spawn().expect("the emulator starts");
-        let store = Self { _process: ChildGuard(process), kind, port, tls };
-        let start = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(start.elapsed() < Duration::from_secs(60), "{kind:?} did not listen within 60 s");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let (process, port) = start_listening(&format!("{kind:?}"), |port| {
+            command(port).stdout(Stdio::null()).stderr(log.try_clone().unwrap()).spawn().expect("the emulator starts")
+        });
+        let store = Self { _process: process, kind, port, tls };
         match kind {
             BlobKind::Azurite | BlobKind::AzuriteSas | BlobKind::AzuriteEntraId => {
                 store.azure("PUT", &format!("{CONTAINER}?restype=container"), Vec::new())

@@ -1,7 +1,7 @@
 //! A real Kubernetes API server (kube-apiserver + etcd, built by
 //! `scripts/install-kube-test-servers.sh`) on loopback, for tests of `runner export pko`.
 
-use std::net::TcpListener;
+use crate::loopback_port::free_port;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -34,10 +34,6 @@ pub fn cache_root() -> PathBuf {
         return PathBuf::from(dir).join("runner");
     }
     PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/runner")
-}
-
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// Stops the process when dropped, even when the test panics.

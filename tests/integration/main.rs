@@ -4,6 +4,7 @@ mod blob_emulators;
 mod ci_pipeline_run;
 mod ci_tools;
 mod kube_api_server;
+mod loopback_port;
 mod mara_checkout;
 mod object_store;
 mod snapshot;

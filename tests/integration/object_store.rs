@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
-use crate::kube_api_server::{cache_root, free_port, ChildGuard};
+use crate::kube_api_server::{cache_root, ChildGuard};
+use crate::loopback_port::start_listening;
 
 /// Kept in step with `scripts/install-versitygw.sh`.
 const BUILD: &str = "versitygw-v1.8.0";
@@ -37,31 +37,26 @@ impl ObjectStore {
     pub fn start(root: &Path) -> Self {
         // With the posix backend a bucket is a folder: made here, no S3 client needed.
         std::fs::create_dir_all(root.join(BUCKET)).unwrap();
-        let port = free_port();
         let log = std::fs::File::create(root.with_extension("log")).unwrap();
-        let process = Command::new(versitygw())
-            .args([
-                "--access",
-                ACCESS_KEY,
-                "--secret",
-                SECRET_KEY,
-                "--port",
-                &format!("127.0.0.1:{port}"),
-                "--quiet",
-                "posix",
-            ])
-            .arg(root)
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("versitygw starts");
-        let store = Self { _process: ChildGuard(process), root: root.to_path_buf(), port };
-        let start = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(start.elapsed() < Duration::from_secs(60), "versitygw did not listen within 60 s");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        store
+        let (process, port) = start_listening("versitygw", |port| {
+            Command::new(versitygw())
+                .args([
+                    "--access",
+                    ACCESS_KEY,
+                    "--secret",
+                    SECRET_KEY,
+                    "--port",
+                    &format!("127.0.0.1:{port}"),
+                    "--quiet",
+                    "posix",
+                ])
+                .arg(root)
+                .stdout(Stdio::null())
+                .stderr(log.try_clone().unwrap())
+                .spawn()
+                .expect("versitygw starts")
+        });
+        Self { _process: process, root: root.to_path_buf(), port }
     }
 
     pub fn url(&self, bucket: &str) -> String {
