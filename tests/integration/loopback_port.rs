@@ -77,3 +77,11 @@ fn a_port_is_handed_out_once_and_its_listener_is_found() {
     drop(listener);
     assert!(!listens_on(std::process::id(), port));
 }
+
+#[test]
+fn a_held_closed_port_refuses_connections_and_cannot_be_taken() {
+    let closed = crate::https_gate_test::test_servers::ClosedPort::hold();
+    let refused = std::net::TcpStream::connect(("127.0.0.1", closed.port)).unwrap_err();
+    assert_eq!(refused.kind(), std::io::ErrorKind::ConnectionRefused);
+    assert!(TcpListener::bind(("127.0.0.1", closed.port)).is_err(), "a server took the held port");
+}

@@ -64,7 +64,8 @@ fn an_http_gate_holds_the_dependent_back_until_the_server_answers() {
 
 #[test]
 fn a_gate_that_never_passes_fails_after_its_timeout_and_skips_dependents() {
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let closed = crate::https_gate_test::test_servers::ClosedPort::hold();
+    let port = closed.port;
     let gate = format!("{{ tcp = \"127.0.0.1:{port}\", timeout = \"1s\", interval = \"200ms\" }}");
     let workspace = workspace(&gated_provider(&gate), &["webhook", "secrets"]);
     let output = workspace.run(&["up", "--provider", "demo", "--stack", "dev", "--report", "json=report.json"]);

@@ -112,3 +112,35 @@ pub const HEALTHY: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection:
 /// The body in three chunks, the word `ready` split across two of them.
 pub const CHUNKED: &[u8] =
     b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n4\r\nall \r\n3\r\nrea\r\n2\r\ndy\r\n0\r\n\r\n";
+
+/// A loopback port bound and never listened on, held while this lives: a connection to it is
+/// refused, and no server can take it meanwhile (a port merely found free could be).
+pub struct ClosedPort {
+    fd: i32,
+    pub port: u16,
+}
+
+impl ClosedPort {
+    pub fn hold() -> Self {
+        // SAFETY: a new socket bound to 127.0.0.1:0 and asked its port; every call's result is checked.
+        unsafe {
+            let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
+            assert!(fd >= 0, "a socket");
+            let mut address: libc::sockaddr_in = std::mem::zeroed();
+            address.sin_family = libc::AF_INET as libc::sa_family_t;
+            address.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
+            let size = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            assert_eq!(libc::bind(fd, (&raw const address).cast(), size), 0, "bound to 127.0.0.1:0");
+            let mut length = size;
+            assert_eq!(libc::getsockname(fd, (&raw mut address).cast(), &mut length), 0);
+            Self { fd, port: u16::from_be(address.sin_port) }
+        }
+    }
+}
+
+impl Drop for ClosedPort {
+    fn drop(&mut self) {
+        // SAFETY: the descriptor this value owns.
+        unsafe { libc::close(self.fd) };
+    }
+}
