@@ -1,4 +1,5 @@
 mod ansi_codes;
+mod aws_profile;
 mod azure_blob_client;
 mod azure_identity;
 mod backend;
@@ -38,6 +39,7 @@ mod token_cache;
 mod torn_checkpoint;
 
 pub use ansi_codes::strip_ansi_codes;
+pub use aws_profile::AwsProfile;
 pub use azure_identity::AzureIdentity;
 pub use backend::Backend;
 pub use child_environment::ChildEnvironment;

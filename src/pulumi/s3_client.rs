@@ -4,6 +4,7 @@
 
 use ring::{digest, hmac};
 
+use super::aws_profile::AwsProfile;
 use super::object_store::ObjectStore;
 use super::object_store_error::ObjectStoreError;
 use super::object_store_response::{percent_decode, send_request, uri_encode, xml_values};
@@ -39,6 +40,7 @@ impl S3Client {
             .map(str::to_string)
             .or_else(|| environment.get("AWS_REGION").map(str::to_string))
             .or_else(|| environment.get("AWS_DEFAULT_REGION").map(str::to_string))
+            .or_else(|| AwsProfile::region(environment))
             .unwrap_or_else(|| "us-east-1".to_string());
         let truthy = |name: &str| parameter(name).is_some_and(|value| value == "true" || value == "1");
         let path_style = truthy("use_path_style") || truthy("s3ForcePathStyle");
@@ -57,11 +59,21 @@ impl S3Client {
             (format!("{scheme}://{bucket}.{authority}"), format!("{bucket}.{authority}"))
         };
         let credentials = (environment.get("AWS_ACCESS_KEY_ID"), environment.get("AWS_SECRET_ACCESS_KEY"));
-        let (Some(access_key), Some(secret_key)) = credentials else {
-            return Some(Err(ObjectStoreError::MissingCredentials(
-                "`AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` are not both set: the runner cannot read the locks"
-                    .into(),
-            )));
+        let (access_key, secret_key, session_token) = match credentials {
+            (Some(access_key), Some(secret_key)) => (
+                access_key.to_string(),
+                secret_key.to_string(),
+                environment.get("AWS_SESSION_TOKEN").map(str::to_string),
+            ),
+            // As the AWS SDK: the shared files once the environment has no keys.
+            _ => match AwsProfile::from_environment(environment) {
+                Ok(Some(profile)) => (profile.access_key, profile.secret_key, profile.session_token),
+                Ok(None) => return Some(Err(ObjectStoreError::MissingCredentials(
+                    "neither `AWS_ACCESS_KEY_ID` with `AWS_SECRET_ACCESS_KEY` nor an AWS profile (`aws configure`, `AWS_PROFILE`) is there: the runner cannot read the locks"
+                        .into(),
+                ))),
+                Err(err) => return Some(Err(err)),
+            },
         };
         let prefix = prefix.trim_matches('/');
         Some(Ok(Self {
@@ -71,9 +83,9 @@ impl S3Client {
             prefix: if prefix.is_empty() { String::new() } else { format!("{prefix}/") },
             region,
             path_style,
-            access_key: access_key.to_string(),
-            secret_key: secret_key.to_string(),
-            session_token: environment.get("AWS_SESSION_TOKEN").map(str::to_string),
+            access_key,
+            secret_key,
+            session_token,
         }))
     }
 }
@@ -222,6 +234,37 @@ mod tests {
         assert_eq!(aws.prefix, "");
         assert!(S3Client::from_url("s3://state", &environment(&[])).unwrap().is_err(), "no credentials");
         assert!(S3Client::from_url("gs://state", &env).is_none());
+    }
+
+    /// Keys in the environment win over the shared files, as in the AWS SDK; without them the
+    /// profile's keys sign, and its config `region` places the AWS endpoint unless the URL or
+    /// `AWS_REGION` says otherwise.
+    #[test]
+    fn an_aws_profile_signs_when_the_environment_has_no_keys() {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join(".aws")).unwrap();
+        std::fs::write(
+            home.path().join(".aws/credentials"),
+            "[ci]\naws_access_key_id=AKPROFILE\naws_secret_access_key=SKP\n",
+        )
+        .unwrap();
+        std::fs::write(home.path().join(".aws/config"), "[profile ci]\nregion = ap-south-1\n").unwrap();
+        let home = home.path().display().to_string();
+        let profile = environment(&[("HOME", &home), ("AWS_PROFILE", "ci")]);
+        let client = S3Client::from_url("s3://state", &profile).unwrap().unwrap();
+        assert_eq!((client.access_key.as_str(), client.region.as_str()), ("AKPROFILE", "ap-south-1"));
+        assert_eq!(client.endpoint, "https://state.s3.ap-south-1.amazonaws.com");
+        let keyed = environment(&[
+            ("HOME", &home),
+            ("AWS_PROFILE", "ci"),
+            ("AWS_ACCESS_KEY_ID", "AKENV"),
+            ("AWS_SECRET_ACCESS_KEY", "SKE"),
+            ("AWS_REGION", "eu-north-1"),
+        ]);
+        let client = S3Client::from_url("s3://state", &keyed).unwrap().unwrap();
+        assert_eq!((client.access_key.as_str(), client.region.as_str()), ("AKENV", "eu-north-1"));
+        let named = S3Client::from_url("s3://state?region=us-west-1", &profile).unwrap().unwrap();
+        assert_eq!(named.region, "us-west-1");
     }
 
     /// The signing key of AWS's SigV4 documentation ("Examples of how to derive a signing key").

@@ -106,3 +106,54 @@ fn ext_the_next_run_on_s3_removes_a_gone_holders_lock_and_stops_at_another_hosts
         .expect_stderr_contains("removed the lock of `organization/net/dev` left by `pulumi` pid 999999999");
     assert!(!dead.exists(), "the run removed the dead holder's lock from the bucket");
 }
+
+/// No key in the environment, only the profile MARA's environment file names (`AWS_PROFILE`) in
+/// `~/.aws/credentials`: the runner reads, judges and removes the locks with that profile's keys,
+/// as the real `pulumi` signs its own requests with them. A profile that is not there is named.
+#[test]
+fn ext_an_aws_profile_signs_the_lock_checks_as_it_signs_pulumi() {
+    let scratch = tempfile::tempdir().unwrap();
+    let store = ObjectStore::start(&scratch.path().join("store"));
+    let mut workspace = Workspace::new();
+    workspace
+        .provider("one", "[[project]]\npath = \"net\"\nphase = \"infrastructure\"\n")
+        .file("projects/net/Pulumi.yaml", "name: net\nruntime: yaml\noutputs:\n  value: net\n")
+        // `default` holds wrong keys: only the profile the file names can pass.
+        .file(
+            "home/.aws/credentials",
+            format!("[default]\naws_access_key_id = wrong\naws_secret_access_key = wrong\n\n[deploy]\naws_access_key_id = {ACCESS_KEY}\naws_secret_access_key = {SECRET_KEY}\n"),
+        )
+        .file("home/.aws/config", "[profile deploy]\nregion = us-east-1\n")
+        .env_file(&format!(
+            "PULUMI_STACK=dev\nPULUMI_BACKEND_URL={}\nPULUMI_CONFIG_PASSPHRASE=s3-lock-test\nAWS_PROFILE=deploy\n",
+            store.url(BUCKET)
+        ));
+    let home = workspace.path("home");
+    workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());
+
+    let remote = put_lock(&store, "remote", 4242, "another-host");
+    let stopped = workspace.run(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"]);
+    stopped
+        .expect_code(2)
+        .expect_stderr_contains("`pulumi` pid 4242 of `root@another-host` since 2026-11-22T22:05:19Z");
+    std::fs::remove_file(&remote).unwrap();
+
+    let dead = put_lock(&store, "dead", 999_999_999, &this_host());
+    let up = workspace.run(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"]);
+    up.expect_code(0)
+        .expect_stderr_contains("removed the lock of `organization/net/dev` left by `pulumi` pid 999999999");
+    assert!(!dead.exists(), "the run removed the dead holder's lock from the bucket");
+
+    workspace.env_file(&format!(
+        "PULUMI_STACK=dev\nPULUMI_BACKEND_URL={}\nPULUMI_CONFIG_PASSPHRASE=s3-lock-test\nAWS_PROFILE=nope\n",
+        store.url(BUCKET)
+    ));
+    let remote = put_lock(&store, "remote", 4242, "another-host");
+    let unknown = workspace.run(&["unlock", "--provider", "one", "--stack", "dev", "--force"]);
+    assert_ne!(unknown.code(), 0, "{}", unknown.stderr());
+    assert!(unknown.stderr().contains("the AWS profile `nope` is in neither"), "{}", unknown.stderr());
+    assert!(remote.exists(), "a lock went without the keys to read it");
+    for output in [&stopped, &up, &unknown] {
+        assert!(!format!("{}{}", output.stdout(), output.stderr()).contains(SECRET_KEY), "the secret key was printed");
+    }
+}

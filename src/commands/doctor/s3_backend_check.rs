@@ -3,7 +3,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::cancel::{Cancellation, ChildEnd, ChildProcess, QUERY_TIMEOUT};
-use crate::pulumi::ChildEnvironment;
+use crate::pulumi::{AwsProfile, ChildEnvironment};
 
 /// One line of `runner doctor` about an `s3://` backend.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,12 +91,15 @@ pub fn check_s3_backend(url: &str, environment: &ChildEnvironment, pulumi: Optio
         }
     }
     let keys = environment.get("AWS_ACCESS_KEY_ID").is_some() && environment.get("AWS_SECRET_ACCESS_KEY").is_some();
-    let profile = environment.get("AWS_PROFILE").is_some();
+    // `pulumi stack ls` below judges a named profile whatever it holds (SSO, a role); the default
+    // one counts only when the shared files have it.
+    let profile =
+        environment.get("AWS_PROFILE").is_some() || matches!(AwsProfile::from_environment(environment), Ok(Some(_)));
     if !keys && !profile {
         findings.push(BackendFinding {
             check: "backend credentials",
             ok: false,
-            detail: "neither `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY` nor `AWS_PROFILE` is set: put them in the environment (never in the repository)".into(),
+            detail: "neither `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, `AWS_PROFILE` nor a default profile (`aws configure`) is there: put them in the environment (never in the repository)".into(),
         });
         return findings;
     }
