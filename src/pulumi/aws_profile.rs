@@ -1,14 +1,22 @@
 //! The keys `aws configure` writes, read as the AWS SDK (and so Pulumi's `s3://` driver) reads
 //! them when no key is in the environment: the profile `AWS_PROFILE` names (else `default`) in
 //! the shared credentials file, then in the config file, with the region the config file gives
-//! it. Profiles that sign in some other way (SSO, an assumed role, `credential_process`) are named,
-//! not followed.
+//! it. A profile's `credential_process` is run; profiles that sign in some other way (SSO, an
+//! assumed role) are named, not followed.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
 use super::object_store_error::ObjectStoreError;
+use super::token_cache::{cached_token, AccessToken};
 use super::ChildEnvironment;
+use crate::cancel::{Cancellation, ChildProcess};
+
+/// What the AWS SDK gives a `credential_process` before it gives up.
+const CREDENTIAL_PROCESS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// No `Debug`: it holds the secret key.
 pub struct AwsProfile {
@@ -84,9 +92,12 @@ impl AwsProfile {
                 secret_key: secret_key.clone(),
                 session_token: section.get("aws_session_token").cloned(),
             })),
-            _ => Err(ObjectStoreError::InvalidCredentials(format!(
-                "the AWS profile `{profile}` has no `aws_access_key_id` with `aws_secret_access_key` (the runner does not follow SSO, role or `credential_process` profiles): export its keys with `aws configure export-credentials --profile {profile} --format env`"
-            ))),
+            _ => match section.get("credential_process") {
+                Some(command) => credential_process(profile, command, environment).map(Some),
+                None => Err(ObjectStoreError::InvalidCredentials(format!(
+                    "the AWS profile `{profile}` has neither `aws_access_key_id` with `aws_secret_access_key` nor `credential_process` (the runner does not follow SSO or role profiles): export its keys with `aws configure export-credentials --profile {profile} --format env`"
+                ))),
+            },
         }
     }
 
@@ -94,6 +105,52 @@ impl AwsProfile {
     /// it after `AWS_REGION`.
     pub fn region(environment: &ChildEnvironment) -> Option<String> {
         SharedFiles::read(environment).config_section().and_then(|keys| keys.get("region")).cloned()
+    }
+}
+
+/// The profile's `credential_process`, run as the AWS SDK runs it (`sh -c`, the run's
+/// environment) and read as it reads it (`Version` 1, the keys, `Expiration`). Its answer is kept
+/// like a token, so a run asks once however many projects it reads.
+fn credential_process(
+    profile: &str,
+    command: &str,
+    environment: &ChildEnvironment,
+) -> Result<AwsProfile, ObjectStoreError> {
+    let failed = |why: String| {
+        ObjectStoreError::InvalidCredentials(format!("the `credential_process` of the AWS profile `{profile}` {why}"))
+    };
+    let answer = cached_token(&["aws-credential-process", command], || {
+        let output = ChildProcess::new("sh")
+            .args(["-c", command])
+            .env_clear()
+            .envs(environment.vars())
+            .timeout(CREDENTIAL_PROCESS_TIMEOUT)
+            .output_blocking(&Cancellation::process());
+        if !output.success() {
+            // Its first line says why; it is cut short in case of a surprise.
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let said: String =
+                stderr.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or("").chars().take(200).collect();
+            return Err(failed(format!("failed ({}): {said}", output.end.describe())));
+        }
+        let value = String::from_utf8_lossy(&output.stdout).into_owned();
+        let expiration = serde_json::from_str::<serde_json::Value>(&value)
+            .ok()
+            .and_then(|answer| answer["Expiration"].as_str().map(str::to_string))
+            .and_then(|stamp| OffsetDateTime::parse(&stamp, &Rfc3339).ok());
+        let expires_in = expiration
+            .map(|end| (end - OffsetDateTime::now_utc()).whole_seconds())
+            .and_then(|seconds| u64::try_from(seconds).ok())
+            .map(std::time::Duration::from_secs);
+        Ok(AccessToken { value, expires_in })
+    })?;
+    let answer: serde_json::Value = serde_json::from_str(&answer).unwrap_or_default();
+    let field = |name: &str| answer[name].as_str().filter(|value| !value.is_empty()).map(str::to_string);
+    match (answer["Version"].as_i64(), field("AccessKeyId"), field("SecretAccessKey")) {
+        (Some(1), Some(access_key), Some(secret_key)) => {
+            Ok(AwsProfile { access_key, secret_key, session_token: field("SessionToken") })
+        }
+        _ => Err(failed("printed no JSON with `Version` 1, `AccessKeyId` and `SecretAccessKey`".to_string())),
     }
 }
 

@@ -1,4 +1,5 @@
 use super::*;
+use time::format_description::well_known::Rfc3339;
 
 fn environment(vars: &[(&str, &str)]) -> ChildEnvironment {
     let root = crate::config::RepositoryRoot::unchecked(std::path::Path::new("/nonexistent"));
@@ -83,5 +84,57 @@ fn missing_and_unsupported_profiles_are_named_without_keys() {
     for said in [missing, sso] {
         assert!(!said.contains("secret") || said.contains("aws_secret_access_key"), "{said}");
         assert!(!said.contains("AKD") && !said.contains("default-secret"), "{said}");
+    }
+}
+
+/// A profile's `credential_process` is run with `sh -c` in the run's environment and its JSON
+/// read as the AWS SDK reads it; its answer is kept, so a second read runs nothing. A process
+/// that fails or prints something else is named without what it printed on stdout.
+#[test]
+fn a_credential_process_is_run_once_and_its_answer_read() {
+    let home = tempfile::tempdir().unwrap();
+    let aws = home.path().join(".aws");
+    std::fs::create_dir_all(&aws).unwrap();
+    let expiration = (time::OffsetDateTime::now_utc() + time::Duration::hours(1)).format(&Rfc3339).unwrap();
+    let helper = aws.join("helper.sh");
+    std::fs::write(
+        &helper,
+        format!(
+            "echo run >> \"$HELPER_RUNS\"\necho '{{\"Version\": 1, \"AccessKeyId\": \"AKPROC\", \"SecretAccessKey\": \"proc-secret\", \"SessionToken\": \"proc-session\", \"Expiration\": \"{expiration}\"}}'\n"
+        ),
+    )
+    .unwrap();
+    let config = format!(
+        "[profile vault]\ncredential_process = sh {helper}\n[profile broken]\ncredential_process = sh -c 'echo \"no such vault\" >&2; exit 3'\n[profile chatty]\ncredential_process = echo proc-secret-but-no-json\n",
+        helper = helper.display()
+    );
+    std::fs::write(aws.join("config"), config).unwrap();
+    let runs = home.path().join("runs");
+    let home_path = home.path().display().to_string();
+    let runs_path = runs.display().to_string();
+    let vars = |profile: &'static str| {
+        let home = home_path.clone();
+        let runs = runs_path.clone();
+        move || {
+            environment(&[("HOME", &home), ("HELPER_RUNS", &runs), ("PATH", "/usr/bin:/bin"), ("AWS_PROFILE", profile)])
+        }
+    };
+    let vault = vars("vault");
+    for _ in 0..2 {
+        let found = AwsProfile::from_environment(&vault()).unwrap().unwrap();
+        assert_eq!((found.access_key.as_str(), found.secret_key.as_str()), ("AKPROC", "proc-secret"));
+        assert_eq!(found.session_token.as_deref(), Some("proc-session"));
+    }
+    assert_eq!(std::fs::read_to_string(&runs).unwrap().lines().count(), 1, "the helper ran again");
+    let broken = refusal_in(&vars("broken")());
+    assert_eq!(broken, "the `credential_process` of the AWS profile `broken` failed (exit code 3): no such vault");
+    let chatty = refusal_in(&vars("chatty")());
+    assert!(chatty.contains("printed no JSON with `Version` 1") && !chatty.contains("proc-secret"), "{chatty}");
+}
+
+fn refusal_in(environment: &ChildEnvironment) -> String {
+    match AwsProfile::from_environment(environment) {
+        Ok(_) => panic!("the profile was read"),
+        Err(err) => err.to_string(),
     }
 }

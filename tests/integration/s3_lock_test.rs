@@ -108,8 +108,9 @@ fn ext_the_next_run_on_s3_removes_a_gone_holders_lock_and_stops_at_another_hosts
 }
 
 /// No key in the environment, only the profile MARA's environment file names (`AWS_PROFILE`) in
-/// `~/.aws/credentials`: the runner reads, judges and removes the locks with that profile's keys,
-/// as the real `pulumi` signs its own requests with them. A profile that is not there is named.
+/// `~/.aws/credentials`, then one whose keys a `credential_process` prints: the runner reads,
+/// judges and removes the locks with that profile's keys, as the real `pulumi` signs its own
+/// requests with them. A profile that is not there is named.
 #[test]
 fn ext_an_aws_profile_signs_the_lock_checks_as_it_signs_pulumi() {
     let scratch = tempfile::tempdir().unwrap();
@@ -144,6 +145,33 @@ fn ext_an_aws_profile_signs_the_lock_checks_as_it_signs_pulumi() {
         .expect_stderr_contains("removed the lock of `organization/net/dev` left by `pulumi` pid 999999999");
     assert!(!dead.exists(), "the run removed the dead holder's lock from the bucket");
 
+    // A profile whose keys come from a `credential_process` (a vault's helper): both the runner
+    // and `pulumi` run it.
+    let helper = workspace.path("home/.aws/helper.sh");
+    workspace.file(
+        "home/.aws/helper.sh",
+        format!(
+            "echo '{{\"Version\": 1, \"AccessKeyId\": \"{ACCESS_KEY}\", \"SecretAccessKey\": \"{SECRET_KEY}\"}}'\n"
+        ),
+    );
+    workspace.file(
+        "home/.aws/config",
+        format!(
+            "[profile deploy]\nregion = us-east-1\n[profile vault]\ncredential_process = sh {}\n",
+            helper.display()
+        ),
+    );
+    workspace.env_file(&format!(
+        "PULUMI_STACK=dev\nPULUMI_BACKEND_URL={}\nPULUMI_CONFIG_PASSPHRASE=s3-lock-test\nAWS_PROFILE=vault\n",
+        store.url(BUCKET)
+    ));
+    let dead = put_lock(&store, "dead", 999_999_998, &this_host());
+    let vault = workspace.run(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"]);
+    vault
+        .expect_code(0)
+        .expect_stderr_contains("removed the lock of `organization/net/dev` left by `pulumi` pid 999999998");
+    assert!(!dead.exists(), "the run removed the dead holder's lock with the helper's keys");
+
     workspace.env_file(&format!(
         "PULUMI_STACK=dev\nPULUMI_BACKEND_URL={}\nPULUMI_CONFIG_PASSPHRASE=s3-lock-test\nAWS_PROFILE=nope\n",
         store.url(BUCKET)
@@ -153,7 +181,7 @@ fn ext_an_aws_profile_signs_the_lock_checks_as_it_signs_pulumi() {
     assert_ne!(unknown.code(), 0, "{}", unknown.stderr());
     assert!(unknown.stderr().contains("the AWS profile `nope` is in neither"), "{}", unknown.stderr());
     assert!(remote.exists(), "a lock went without the keys to read it");
-    for output in [&stopped, &up, &unknown] {
+    for output in [&stopped, &up, &vault, &unknown] {
         assert!(!format!("{}{}", output.stdout(), output.stderr()).contains(SECRET_KEY), "the secret key was printed");
     }
 }
