@@ -88,6 +88,13 @@ impl ChildOutput {
     pub fn stderr_text(&self) -> String {
         String::from_utf8_lossy(&self.stderr).into_owned()
     }
+
+    /// Why a helper said it failed: its first non-empty stderr line, at most 200 characters (a
+    /// surprise further down, a token dumped by mistake, stays out of the message).
+    pub fn stderr_reason(&self) -> String {
+        let stderr = String::from_utf8_lossy(&self.stderr);
+        stderr.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or("").chars().take(200).collect()
+    }
 }
 
 /// A process to start; see the module's description.

@@ -127,11 +127,7 @@ fn credential_process(
             .timeout(CREDENTIAL_PROCESS_TIMEOUT)
             .output_blocking(&Cancellation::process());
         if !output.success() {
-            // Its first line says why; it is cut short in case of a surprise.
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let said: String =
-                stderr.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or("").chars().take(200).collect();
-            return Err(failed(format!("failed ({}): {said}", output.end.describe())));
+            return Err(failed(format!("failed ({}): {}", output.end.describe(), output.stderr_reason())));
         }
         let value = String::from_utf8_lossy(&output.stdout).into_owned();
         let expiration = serde_json::from_str::<serde_json::Value>(&value)

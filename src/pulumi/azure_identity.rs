@@ -124,11 +124,8 @@ fn azure_cli_token(program: &std::path::Path, environment: &ChildEnvironment) ->
         .map(|value| AccessToken { value: value.to_string(), expires_in })
         .filter(|_| output.success());
     token.ok_or_else(|| {
-        // az's own first line says why ("Please run 'az login' to setup account."); it carries
-        // no token, and is cut short in case of a surprise.
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let said: String =
-            stderr.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or("").chars().take(200).collect();
+        // az's own first line says why ("Please run 'az login' to setup account.").
+        let said = output.stderr_reason();
         let said = if said.is_empty() { String::new() } else { format!(": {said}") };
         ObjectStoreError::InvalidCredentials(format!(
             "`az account get-access-token` gave no token ({}){said}; sign in with `az login`",
