@@ -25,8 +25,8 @@ pub struct AwsProfile {
     pub session_token: Option<String>,
 }
 
-/// The two shared files and the profile asked for, as read once.
-struct SharedFiles {
+/// The two shared files and the profile asked for, read once for a client's region and keys.
+pub struct AwsSharedFiles {
     credentials_file: Option<PathBuf>,
     config_file: Option<PathBuf>,
     credentials: BTreeMap<String, BTreeMap<String, String>>,
@@ -35,8 +35,8 @@ struct SharedFiles {
     named: Option<String>,
 }
 
-impl SharedFiles {
-    fn read(environment: &ChildEnvironment) -> Self {
+impl AwsSharedFiles {
+    pub fn read(environment: &ChildEnvironment) -> Self {
         let home = environment.get("HOME").map(PathBuf::from);
         let file = |variable: &str, default: &str| {
             environment.get(variable).map(PathBuf::from).or_else(|| home.as_ref().map(|home| home.join(default)))
@@ -66,28 +66,32 @@ impl SharedFiles {
             .get(&format!("profile {profile}"))
             .or_else(|| self.config.get(profile).filter(|_| profile == "default"))
     }
-}
 
-impl AwsProfile {
-    /// `Ok(None)` when neither file has the profile and none was asked for by name.
-    pub fn from_environment(environment: &ChildEnvironment) -> Result<Option<Self>, ObjectStoreError> {
-        let files = SharedFiles::read(environment);
-        let profile = files.profile();
-        let config_section = files.config_section();
+    /// The config file's `region` for the profile, wherever the keys come from: the SDK reads
+    /// it after `AWS_REGION`.
+    pub fn region(&self) -> Option<String> {
+        self.config_section().and_then(|keys| keys.get("region")).cloned()
+    }
+
+    /// The profile's keys; `Ok(None)` when neither file has the profile and none was asked for
+    /// by name.
+    pub fn keys(&self, environment: &ChildEnvironment) -> Result<Option<AwsProfile>, ObjectStoreError> {
+        let profile = self.profile();
+        let config_section = self.config_section();
         let section =
-            files.credentials.get(profile).filter(|keys| keys.contains_key("aws_access_key_id")).or(config_section);
+            self.credentials.get(profile).filter(|keys| keys.contains_key("aws_access_key_id")).or(config_section);
         let Some(section) = section else {
-            return match &files.named {
+            return match &self.named {
                 Some(named) => Err(ObjectStoreError::InvalidCredentials(format!(
                     "the AWS profile `{named}` is in neither `{}` nor `{}`",
-                    shown(files.credentials_file.as_deref()),
-                    shown(files.config_file.as_deref())
+                    shown(self.credentials_file.as_deref()),
+                    shown(self.config_file.as_deref())
                 ))),
                 None => Ok(None),
             };
         };
         match (section.get("aws_access_key_id"), section.get("aws_secret_access_key")) {
-            (Some(access_key), Some(secret_key)) => Ok(Some(Self {
+            (Some(access_key), Some(secret_key)) => Ok(Some(AwsProfile {
                 access_key: access_key.clone(),
                 secret_key: secret_key.clone(),
                 session_token: section.get("aws_session_token").cloned(),
@@ -100,11 +104,12 @@ impl AwsProfile {
             },
         }
     }
+}
 
-    /// The config file's `region` for the profile, wherever the keys come from: the SDK reads
-    /// it after `AWS_REGION`.
-    pub fn region(environment: &ChildEnvironment) -> Option<String> {
-        SharedFiles::read(environment).config_section().and_then(|keys| keys.get("region")).cloned()
+impl AwsProfile {
+    /// The keys of the profile the environment names, from its shared files.
+    pub fn from_environment(environment: &ChildEnvironment) -> Result<Option<Self>, ObjectStoreError> {
+        AwsSharedFiles::read(environment).keys(environment)
     }
 }
 

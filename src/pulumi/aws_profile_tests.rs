@@ -2,8 +2,7 @@ use super::*;
 use time::format_description::well_known::Rfc3339;
 
 fn environment(vars: &[(&str, &str)]) -> ChildEnvironment {
-    let root = crate::config::RepositoryRoot::unchecked(std::path::Path::new("/nonexistent"));
-    ChildEnvironment::build(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())), &Default::default(), &root)
+    ChildEnvironment::from_vars(vars)
 }
 
 const CREDENTIALS: &str = "[default]\naws_access_key_id = AKDEFAULT\naws_secret_access_key = default-secret\n\n\
@@ -25,7 +24,7 @@ type Found = (String, String, Option<String>, Option<String>);
 
 fn keys(vars: &[(&str, &str)]) -> Option<Found> {
     let environment = environment(vars);
-    let region = AwsProfile::region(&environment);
+    let region = AwsSharedFiles::read(&environment).region();
     let found = AwsProfile::from_environment(&environment).unwrap_or_else(|err| panic!("{err}"));
     found.map(|p| (p.access_key, p.secret_key, p.session_token, region))
 }

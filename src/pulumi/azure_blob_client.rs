@@ -17,20 +17,6 @@ use super::ChildEnvironment;
 /// A version every Azure Storage endpoint and Azurite serve, with Shared Key as documented.
 const API_VERSION: &str = "2021-12-02";
 
-/// The container's URL and how requests to it authenticate: what `from_url` finds.
-struct Access {
-    container_url: String,
-    sas_token: Option<String>,
-    shared_key: Option<(String, Vec<u8>)>,
-    bearer_token: Option<String>,
-}
-
-impl Access {
-    fn new(container_url: String) -> Self {
-        Self { container_url, sas_token: None, shared_key: None, bearer_token: None }
-    }
-}
-
 /// Where the container is and how to authenticate to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AzureBlobClient {
@@ -57,16 +43,15 @@ impl AzureBlobClient {
         let (container, prefix) = location.split_once('/').unwrap_or((location, ""));
         let prefix = prefix.trim_matches('/');
         let prefix = if prefix.is_empty() { String::new() } else { format!("{prefix}/") };
-        Some(Self::resolve(container, query, environment).map(|access| Self {
-            container_url: access.container_url,
-            sas_token: access.sas_token,
-            shared_key: access.shared_key,
-            bearer_token: access.bearer_token,
-            prefix,
-        }))
+        Some(Self::resolve(container, query, environment).map(|client| Self { prefix, ..client }))
     }
 
-    fn resolve(container: &str, query: &str, environment: &ChildEnvironment) -> Result<Access, ObjectStoreError> {
+    /// The container at `container_url`, no credential yet and no prefix.
+    fn at(container_url: String) -> Self {
+        Self { container_url, sas_token: None, shared_key: None, bearer_token: None, prefix: String::new() }
+    }
+
+    fn resolve(container: &str, query: &str, environment: &ChildEnvironment) -> Result<Self, ObjectStoreError> {
         let variable = |name: &str| environment.get(name).filter(|value| !value.is_empty()).map(str::to_string);
         let connection: BTreeMap<String, String> = variable("AZURE_STORAGE_CONNECTION_STRING")
             .or_else(|| variable("AZURE_STORAGEBLOB_CONNECTIONSTRING"))
@@ -123,11 +108,11 @@ impl AzureBlobClient {
         if let (Some(signer), Some(key)) = (variable("AZURE_STORAGE_ACCOUNT"), variable("AZURE_STORAGE_KEY")) {
             let key = decode(&key, "AZURE_STORAGE_KEY")?;
             let shared_key = Some((signer, key));
-            return Ok(Access { shared_key, ..Access::new(format!("{}/{container}", service_url()?)) });
+            return Ok(Self { shared_key, ..Self::at(format!("{}/{container}", service_url()?)) });
         }
         if let Some(token) = variable("AZURE_STORAGE_SAS_TOKEN") {
             let token = token.trim_start_matches('?').to_string();
-            return Ok(Access { sas_token: Some(token), ..Access::new(format!("{}/{container}", service_url()?)) });
+            return Ok(Self { sas_token: Some(token), ..Self::at(format!("{}/{container}", service_url()?)) });
         }
         if !connection.is_empty() {
             // As the Azure SDK reads a connection string: its own endpoint, not the URL's.
@@ -149,10 +134,10 @@ impl AzureBlobClient {
             return match (account, setting("AccountKey"), setting("SharedAccessSignature")) {
                 (Some(account), Some(key), _) => {
                     let shared_key = Some((account, decode(&key, "AZURE_STORAGE_CONNECTION_STRING")?));
-                    Ok(Access { shared_key, ..Access::new(url) })
+                    Ok(Self { shared_key, ..Self::at(url) })
                 }
                 (_, _, Some(token)) => {
-                    Ok(Access { sas_token: Some(token.trim_start_matches('?').to_string()), ..Access::new(url) })
+                    Ok(Self { sas_token: Some(token.trim_start_matches('?').to_string()), ..Self::at(url) })
                 }
                 _ => Err(ObjectStoreError::InvalidCredentials(
                     "`AZURE_STORAGE_CONNECTION_STRING` has neither `AccountName` with `AccountKey` nor `SharedAccessSignature`"
@@ -164,7 +149,7 @@ impl AzureBlobClient {
         if let Some(identity) = AzureIdentity::from_environment(environment) {
             let url = format!("{}/{container}", service_url()?);
             let bearer_token = Some(identity.access_token(environment)?);
-            return Ok(Access { bearer_token, ..Access::new(url) });
+            return Ok(Self { bearer_token, ..Self::at(url) });
         }
         Err(ObjectStoreError::MissingCredentials(
             "none of `AZURE_STORAGE_KEY` (with `AZURE_STORAGE_ACCOUNT`), `AZURE_STORAGE_SAS_TOKEN`, `AZURE_STORAGE_CONNECTION_STRING`, a service principal (`AZURE_TENANT_ID`, `AZURE_CLIENT_ID` with `AZURE_CLIENT_SECRET` or `AZURE_FEDERATED_TOKEN_FILE`) or the Azure CLI (`az login`) is there: it cannot read the locks"

@@ -1,8 +1,7 @@
 use super::*;
 
 fn environment(vars: &[(&str, &str)]) -> ChildEnvironment {
-    let root = crate::config::RepositoryRoot::unchecked(std::path::Path::new("/nonexistent"));
-    ChildEnvironment::build(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())), &Default::default(), &root)
+    ChildEnvironment::from_vars(vars)
 }
 
 const KEY: &str = "a2V5";

@@ -5,8 +5,7 @@ use crate::pulumi::gcs_credentials::tests::serve_once;
 use crate::pulumi::gcs_service_account::tests::TOKEN_ANSWER;
 
 fn environment(vars: &[(&str, &str)]) -> ChildEnvironment {
-    let root = crate::config::RepositoryRoot::unchecked(std::path::Path::new("/nonexistent"));
-    ChildEnvironment::build(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())), &Default::default(), &root)
+    ChildEnvironment::from_vars(vars)
 }
 
 /// A stand-in `az` in its own folder: it writes its arguments next to itself and runs `body`.

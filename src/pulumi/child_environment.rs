@@ -49,6 +49,13 @@ impl ChildEnvironment {
         Self { vars, file_keys, default_backend }
     }
 
+    /// Exactly `vars`, as the process environment of a checkout without an environment file.
+    #[cfg(test)]
+    pub fn from_vars(vars: &[(&str, &str)]) -> Self {
+        let root = RepositoryRoot::unchecked(Path::new("/nonexistent"));
+        Self::build(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())), &Default::default(), &root)
+    }
+
     pub fn get(&self, key: &str) -> Option<&str> {
         self.vars.get(key).map(String::as_str).filter(|value| !value.is_empty())
     }

@@ -3,8 +3,7 @@ use crate::pulumi::gcs_credentials::tests::serve_once;
 use crate::pulumi::gcs_service_account::tests::{key_json, TOKEN_ANSWER};
 
 fn environment(vars: &[(&str, &str)]) -> ChildEnvironment {
-    let root = crate::config::RepositoryRoot::unchecked(std::path::Path::new("/nonexistent"));
-    ChildEnvironment::build(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())), &Default::default(), &root)
+    ChildEnvironment::from_vars(vars)
 }
 
 #[test]

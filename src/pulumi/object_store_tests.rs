@@ -32,8 +32,8 @@ pub fn pages(answers: &'static [(&'static str, &'static str)]) -> (String, std::
 }
 
 fn environment(vars: &[(&str, String)]) -> ChildEnvironment {
-    let root = crate::config::RepositoryRoot::unchecked(std::path::Path::new("/nonexistent"));
-    ChildEnvironment::build(vars.iter().map(|(k, v)| (k.to_string(), v.clone())), &Default::default(), &root)
+    let pairs: Vec<(&str, &str)> = vars.iter().map(|(key, value)| (*key, value.as_str())).collect();
+    ChildEnvironment::from_vars(&pairs)
 }
 
 /// Azure's List Blobs goes on while `NextMarker` names a page, and stops at an empty one.

@@ -4,7 +4,7 @@
 
 use ring::{digest, hmac};
 
-use super::aws_profile::AwsProfile;
+use super::aws_profile::AwsSharedFiles;
 use super::object_store::ObjectStore;
 use super::object_store_error::ObjectStoreError;
 use super::object_store_response::{percent_decode, send_request, uri_encode, xml_values};
@@ -36,11 +36,12 @@ impl S3Client {
         let parameter = |name: &str| {
             query.split('&').find_map(|pair| pair.split_once('=').filter(|(key, _)| *key == name).map(|(_, v)| v))
         };
+        let shared_files = AwsSharedFiles::read(environment);
         let region = parameter("region")
             .map(str::to_string)
             .or_else(|| environment.get("AWS_REGION").map(str::to_string))
             .or_else(|| environment.get("AWS_DEFAULT_REGION").map(str::to_string))
-            .or_else(|| AwsProfile::region(environment))
+            .or_else(|| shared_files.region())
             .unwrap_or_else(|| "us-east-1".to_string());
         let truthy = |name: &str| parameter(name).is_some_and(|value| value == "true" || value == "1");
         let path_style = truthy("use_path_style") || truthy("s3ForcePathStyle");
@@ -66,7 +67,7 @@ impl S3Client {
                 environment.get("AWS_SESSION_TOKEN").map(str::to_string),
             ),
             // As the AWS SDK: the shared files once the environment has no keys.
-            _ => match AwsProfile::from_environment(environment) {
+            _ => match shared_files.keys(environment) {
                 Ok(Some(profile)) => (profile.access_key, profile.secret_key, profile.session_token),
                 Ok(None) => return Some(Err(ObjectStoreError::MissingCredentials(
                     "neither `AWS_ACCESS_KEY_ID` with `AWS_SECRET_ACCESS_KEY` nor an AWS profile (`aws configure`, `AWS_PROFILE`) is there: the runner cannot read the locks"
@@ -209,8 +210,7 @@ mod tests {
     use super::*;
 
     fn environment(vars: &[(&str, &str)]) -> ChildEnvironment {
-        let root = crate::config::RepositoryRoot::unchecked(std::path::Path::new("/nonexistent"));
-        ChildEnvironment::build(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())), &Default::default(), &root)
+        ChildEnvironment::from_vars(vars)
     }
 
     #[test]

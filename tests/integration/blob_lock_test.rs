@@ -49,12 +49,7 @@ fn a_killed_updates_lock_is_removed_by_the_next_run(kind: BlobKind) {
     let workspace = blob_workspace(&store, "slow", program);
     let fifo = std::ffi::CString::new(workspace.path("projects/slow/fifo").to_str().unwrap()).unwrap();
     assert_eq!(unsafe { mkfifo(fifo.as_ptr(), 0o600) }, 0);
-    let mut runner = workspace
-        .std_command(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut runner = workspace.spawn_quiet(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"]);
     // The update holds its lock once its program reads the FIFO (a writer can open it then);
     // creating the stack before took a lock too, for a moment. The writer stays open, so the
     // program never reads an end of file.

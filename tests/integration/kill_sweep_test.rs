@@ -108,12 +108,7 @@ fn ext_kill_9_at_any_moment_of_up_or_destroy_is_recovered_by_the_next_plain_run(
         // Alternate, so every `destroy` is killed with stacks deployed and every `up` with them gone.
         let operation = if index % 2 == 0 { "up" } else { "destroy" };
         let runs_before = std::fs::read_dir(workspace.path(".runner/history")).map(|e| e.count()).unwrap_or(0);
-        let mut runner = workspace
-            .std_command(&arguments(operation))
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut runner = workspace.spawn_quiet(&arguments(operation));
         let started = Instant::now();
         let when = match moment {
             Moment::After(delay) => {

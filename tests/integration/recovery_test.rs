@@ -105,12 +105,7 @@ fn only_and_with_dependencies_select_a_part_of_the_graph() {
 #[test]
 fn a_second_runner_on_the_same_stack_is_refused_with_the_holders_details() {
     let workspace = workspace(r#"{"projects": {"c": {"hang": true}}}"#);
-    let mut first = workspace
-        .std_command(&["up", "--provider", "demo", "--stack", "dev"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut first = workspace.spawn_quiet(&["up", "--provider", "demo", "--stack", "dev"]);
     wait_for("c to start", || invocations(&workspace).iter().any(|l| l["project"] == "c" && l["op"] == "up"));
     let second = workspace.run(&["up", "--provider", "demo", "--stack", "dev"]);
     second
@@ -127,12 +122,7 @@ fn a_second_runner_on_the_same_stack_is_refused_with_the_holders_details() {
 #[test]
 fn after_kill_9_the_next_run_reports_the_interrupted_run_and_resume_continues_it() {
     let workspace = workspace(r#"{"projects": {"d": {"hang": true}}}"#);
-    let mut runner = workspace
-        .std_command(&["up", "--provider", "demo", "--stack", "dev"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut runner = workspace.spawn_quiet(&["up", "--provider", "demo", "--stack", "dev"]);
     wait_for("d to start", || invocations(&workspace).iter().any(|l| l["project"] == "d" && l["op"] == "up"));
     // The record is written after the fact, so a loaded machine can start `d` before `b`'s
     // success is on disk; killing then would rightly make resume run `b` again.

@@ -7,22 +7,36 @@ use std::path::PathBuf;
 use crate::object_store::{ObjectStore, ACCESS_KEY, BUCKET, SECRET_KEY};
 use crate::support::{path_with, real_pulumi_dir, Workspace};
 
+/// The `net` project on the store with the real `pulumi` and a `HOME` of its own, signing with the
+/// store's keys in the environment.
 fn s3_workspace(store: &ObjectStore) -> Workspace {
+    let mut workspace = unsigned_workspace(store);
+    workspace.set_env("AWS_ACCESS_KEY_ID", ACCESS_KEY).set_env("AWS_SECRET_ACCESS_KEY", SECRET_KEY);
+    workspace
+}
+
+/// The same with no AWS key in the environment: what signs is up to the test.
+fn unsigned_workspace(store: &ObjectStore) -> Workspace {
     let mut workspace = Workspace::new();
     workspace
         .provider("one", "[[project]]\npath = \"net\"\nphase = \"infrastructure\"\n")
-        .file("projects/net/Pulumi.yaml", "name: net\nruntime: yaml\noutputs:\n  value: net\n")
-        .env_file(&format!(
-            "PULUMI_STACK=dev\nPULUMI_BACKEND_URL={}\nPULUMI_CONFIG_PASSPHRASE=s3-lock-test\n",
-            store.url(BUCKET)
-        ));
+        .file("projects/net/Pulumi.yaml", "name: net\nruntime: yaml\noutputs:\n  value: net\n");
+    environment_file(&workspace, store, "");
     let home = workspace.path("home");
+    workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());
     workspace
-        .set_env("PATH", path_with(&real_pulumi_dir()))
-        .set_env("HOME", home.display().to_string())
-        .set_env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
-        .set_env("AWS_SECRET_ACCESS_KEY", SECRET_KEY);
-    workspace
+}
+
+/// The environment file on the store, with `extra` lines after.
+fn environment_file(workspace: &Workspace, store: &ObjectStore, extra: &str) {
+    workspace.env_file(&format!(
+        "PULUMI_STACK=dev\nPULUMI_BACKEND_URL={}\nPULUMI_CONFIG_PASSPHRASE=s3-lock-test\n{extra}",
+        store.url(BUCKET)
+    ));
+}
+
+fn run_up(workspace: &Workspace) -> crate::support::RunOutput {
+    workspace.run(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"])
 }
 
 /// With versitygw's posix backend an object is a file: the lock is put there as Pulumi would.
@@ -50,7 +64,7 @@ fn ext_unlock_on_s3_leaves_a_live_update_alone_unless_forced() {
     let store = ObjectStore::start(&scratch.path().join("store"));
     let workspace = s3_workspace(&store);
     // The stack exists, so `pulumi cancel` (what the old `unlock` ran) would have removed the lock.
-    workspace.run(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"]).expect_code(0);
+    run_up(&workspace).expect_code(0);
     let mut holder = std::process::Command::new("sleep").arg("120").spawn().unwrap();
     let host = this_host();
     let lock = put_lock(&store, "live", holder.id(), &host);
@@ -92,7 +106,7 @@ fn ext_the_next_run_on_s3_removes_a_gone_holders_lock_and_stops_at_another_hosts
     let workspace = s3_workspace(&store);
 
     let remote = put_lock(&store, "remote", 4242, "another-host");
-    let stopped = workspace.run(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"]);
+    let stopped = run_up(&workspace);
     stopped
         .expect_code(2)
         .expect_stderr_contains("`pulumi` pid 4242 of `root@another-host` since 2026-11-22T22:05:19Z")
@@ -101,7 +115,7 @@ fn ext_the_next_run_on_s3_removes_a_gone_holders_lock_and_stops_at_another_hosts
     std::fs::remove_file(&remote).unwrap();
 
     let dead = put_lock(&store, "dead", 999_999_999, &this_host());
-    let up = workspace.run(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"]);
+    let up = run_up(&workspace);
     up.expect_code(0)
         .expect_stderr_contains("removed the lock of `organization/net/dev` left by `pulumi` pid 999999999");
     assert!(!dead.exists(), "the run removed the dead holder's lock from the bucket");
@@ -115,32 +129,25 @@ fn ext_the_next_run_on_s3_removes_a_gone_holders_lock_and_stops_at_another_hosts
 fn ext_an_aws_profile_signs_the_lock_checks_as_it_signs_pulumi() {
     let scratch = tempfile::tempdir().unwrap();
     let store = ObjectStore::start(&scratch.path().join("store"));
-    let mut workspace = Workspace::new();
+    let workspace = unsigned_workspace(&store);
+    environment_file(&workspace, &store, "AWS_PROFILE=deploy\n");
     workspace
-        .provider("one", "[[project]]\npath = \"net\"\nphase = \"infrastructure\"\n")
-        .file("projects/net/Pulumi.yaml", "name: net\nruntime: yaml\noutputs:\n  value: net\n")
         // `default` holds wrong keys: only the profile the file names can pass.
         .file(
             "home/.aws/credentials",
             format!("[default]\naws_access_key_id = wrong\naws_secret_access_key = wrong\n\n[deploy]\naws_access_key_id = {ACCESS_KEY}\naws_secret_access_key = {SECRET_KEY}\n"),
         )
-        .file("home/.aws/config", "[profile deploy]\nregion = us-east-1\n")
-        .env_file(&format!(
-            "PULUMI_STACK=dev\nPULUMI_BACKEND_URL={}\nPULUMI_CONFIG_PASSPHRASE=s3-lock-test\nAWS_PROFILE=deploy\n",
-            store.url(BUCKET)
-        ));
-    let home = workspace.path("home");
-    workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());
+        .file("home/.aws/config", "[profile deploy]\nregion = us-east-1\n");
 
     let remote = put_lock(&store, "remote", 4242, "another-host");
-    let stopped = workspace.run(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"]);
+    let stopped = run_up(&workspace);
     stopped
         .expect_code(2)
         .expect_stderr_contains("`pulumi` pid 4242 of `root@another-host` since 2026-11-22T22:05:19Z");
     std::fs::remove_file(&remote).unwrap();
 
     let dead = put_lock(&store, "dead", 999_999_999, &this_host());
-    let up = workspace.run(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"]);
+    let up = run_up(&workspace);
     up.expect_code(0)
         .expect_stderr_contains("removed the lock of `organization/net/dev` left by `pulumi` pid 999999999");
     assert!(!dead.exists(), "the run removed the dead holder's lock from the bucket");
@@ -161,21 +168,15 @@ fn ext_an_aws_profile_signs_the_lock_checks_as_it_signs_pulumi() {
             helper.display()
         ),
     );
-    workspace.env_file(&format!(
-        "PULUMI_STACK=dev\nPULUMI_BACKEND_URL={}\nPULUMI_CONFIG_PASSPHRASE=s3-lock-test\nAWS_PROFILE=vault\n",
-        store.url(BUCKET)
-    ));
+    environment_file(&workspace, &store, "AWS_PROFILE=vault\n");
     let dead = put_lock(&store, "dead", 999_999_998, &this_host());
-    let vault = workspace.run(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"]);
+    let vault = run_up(&workspace);
     vault
         .expect_code(0)
         .expect_stderr_contains("removed the lock of `organization/net/dev` left by `pulumi` pid 999999998");
     assert!(!dead.exists(), "the run removed the dead holder's lock with the helper's keys");
 
-    workspace.env_file(&format!(
-        "PULUMI_STACK=dev\nPULUMI_BACKEND_URL={}\nPULUMI_CONFIG_PASSPHRASE=s3-lock-test\nAWS_PROFILE=nope\n",
-        store.url(BUCKET)
-    ));
+    environment_file(&workspace, &store, "AWS_PROFILE=nope\n");
     let remote = put_lock(&store, "remote", 4242, "another-host");
     let unknown = workspace.run(&["unlock", "--provider", "one", "--stack", "dev", "--force"]);
     assert_ne!(unknown.code(), 0, "{}", unknown.stderr());

@@ -70,12 +70,7 @@ fn ext_config_set_during_an_up_refuses_until_the_up_ends() {
     );
     let fifo = std::ffi::CString::new(workspace.path("projects/net/fifo").to_str().unwrap()).unwrap();
     assert_eq!(unsafe { mkfifo(fifo.as_ptr(), 0o600) }, 0);
-    let mut up = workspace
-        .std_command(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut up = workspace.spawn_quiet(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"]);
     let deadline = Instant::now() + Duration::from_secs(120);
     while !workspace.path(".runner/locks/dev.lock").exists() {
         assert!(Instant::now() < deadline, "the up never took the stack lock");

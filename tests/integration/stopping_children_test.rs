@@ -110,12 +110,7 @@ fn a_second_signal_kills_a_running_hook_or_gate_at_once() {
 #[test]
 fn the_next_run_removes_the_outputs_files_a_killed_runner_left() {
     let workspace = workspace("hook");
-    let mut runner = workspace
-        .std_command(&["up", "--provider", "demo", "--stack", "dev"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut runner = workspace.spawn_quiet(&["up", "--provider", "demo", "--stack", "dev"]);
     let pids = child_pids(&workspace);
     kill(runner.id() as i32, SIGKILL);
     runner.wait().unwrap();
@@ -243,12 +238,7 @@ fn children_of_a_runner_killed_by_9_are_interrupted() {
         &["a"],
         r#"{"projects": {"a": {"hang": true}}}"#,
     );
-    let mut runner = workspace
-        .std_command(&["up", "--provider", "demo", "--stack", "dev"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut runner = workspace.spawn_quiet(&["up", "--provider", "demo", "--stack", "dev"]);
     let started =
         |op: &str| workspace.fake_invocations().into_iter().find(|call| call["op"] == op && call["event"] == "start");
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -100,6 +100,16 @@ impl Workspace {
         command
     }
 
+    /// `runner ARGS` started in the background, its output dropped: a run another step of the
+    /// test interrupts, kills or races.
+    pub fn spawn_quiet(&self, args: &[&str]) -> std::process::Child {
+        self.std_command(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("runner starts")
+    }
+
     pub fn run(&self, args: &[&str]) -> RunOutput {
         RunOutput(self.command(args).output().expect("runner starts"))
     }

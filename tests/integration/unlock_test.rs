@@ -24,12 +24,7 @@ fn ext_a_lock_left_by_a_killed_runner_is_removed_by_the_next_run() {
     let fifo = std::ffi::CString::new(workspace.path("projects/slow/fifo").to_str().unwrap()).unwrap();
     assert_eq!(unsafe { mkfifo(fifo.as_ptr(), 0o600) }, 0);
 
-    let mut runner = workspace
-        .std_command(&["up", "--provider", "slow", "--stack", "dev", "--non-interactive"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut runner = workspace.spawn_quiet(&["up", "--provider", "slow", "--stack", "dev", "--non-interactive"]);
     let (_, lock) = update_lock(&workspace);
     let pulumi_pid = lock["pid"].as_i64().unwrap() as i32;
     // The runner and its `pulumi` (a process group of its own) die without cleaning up.
@@ -149,12 +144,7 @@ fn ext_a_lock_of_a_pulumi_whose_run_ended_goes_even_from_another_host() {
     );
     let fifo = std::ffi::CString::new(workspace.path("projects/slow/fifo").to_str().unwrap()).unwrap();
     assert_eq!(unsafe { mkfifo(fifo.as_ptr(), 0o600) }, 0);
-    let runner = workspace
-        .std_command(&["up", "--provider", "slow", "--stack", "dev", "--non-interactive"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let runner = workspace.spawn_quiet(&["up", "--provider", "slow", "--stack", "dev", "--non-interactive"]);
     let (lock_file, lock) = update_lock(&workspace);
     let pulumi_pid = lock["pid"].as_i64().unwrap() as i32;
     // Only `pulumi` dies: the runner sees it end, records it and ends by itself.
