@@ -3,6 +3,7 @@
 //! Data flows one way: config -> provider -> graph -> plan -> execution events -> reports.
 //! Public modules are the ones `fuzz/` and the integration tests use; the rest is the crate's own.
 
+pub(crate) mod backend;
 pub(crate) mod cancel;
 pub(crate) mod cli;
 pub(crate) mod commands;

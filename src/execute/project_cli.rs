@@ -88,11 +88,14 @@ pub trait ProjectCli: Send + Sync + 'static {
         cancellation: &Cancellation,
     ) -> impl Future<Output = Result<(), FailureDetail>> + Send;
 
+    /// Runs `operation`; an `up` keeps `fingerprint` (from `up_fingerprint`) in the backend with
+    /// the update, so a later run can prove from the backend what it was made with.
     fn run_operation(
         &self,
         project: &Project,
         stack: &StackTarget,
         operation: Operation,
+        fingerprint: Option<&str>,
         events: &EventSender,
         cancellation: &Cancellation,
     ) -> impl Future<Output = OperationOutcome> + Send;
@@ -122,14 +125,23 @@ pub trait ProjectCli: Send + Sync + 'static {
         async { LockRecheck::Unknown }
     }
 
-    /// A salted digest of what the project's program gets besides upstream outputs: its folder,
-    /// its stack config, its environment, the CLI. `None` when it cannot tell: it then runs.
-    fn input_digest(
+    /// What `project`'s `up` would be made with now, as one salted digest: its folder, its stack
+    /// configuration, its environment, its provider entry, the CLI and plugins, and the outputs of
+    /// `upstream` as the backend holds them now (only those in `reads`, when known). `None` when
+    /// any part cannot be read: the project then runs.
+    fn up_fingerprint(
         &self,
         _project: &Project,
-        _salt: &super::DigestSalt,
+        _upstream: &[ProjectPath],
+        _reads: Option<&std::collections::BTreeSet<String>>,
     ) -> impl Future<Output = Option<String>> + Send {
         async { None }
+    }
+
+    /// The fingerprint the stack's last `up` was made with, when the backend proves the stack is
+    /// as that `up` left it; otherwise which proof is missing.
+    fn deployed_fingerprint(&self, _project: &Project) -> impl Future<Output = Result<String, String>> + Send {
+        async { Err("the backend cannot be read".to_string()) }
     }
 
     /// When `project` last succeeded with `operation` on this stack before this run.

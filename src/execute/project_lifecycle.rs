@@ -4,9 +4,10 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
+use super::retry_step::OperationRequest;
 use super::{
     CancelLevel, Cancellation, EventSender, ExecutionEvent, FailureDetail, OperationProgress, ProjectCli, ProjectJob,
-    ProjectReport, ProjectResult, StackBusy,
+    ProjectReport, ProjectResult, StackBusy, UnchangedRule,
 };
 use crate::graph::{NodeIndex, ProjectGraph};
 use crate::plan::Operation;
@@ -119,7 +120,6 @@ impl ReportBuilder {
             attempts: self.attempts,
             retried: self.retried.clone(),
             operation: self.operation,
-            seen: None,
         }
     }
 
@@ -152,13 +152,21 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         let graph = &self.context.graph;
         let upstream: Vec<ProjectPath> =
             graph.dependencies(node).into_iter().map(|node| graph.project(node).path.clone()).collect();
-        let inputs = match operation {
-            Operation::Up => self.cli.input_digest(&project, &self.context.unchanged.salt).await,
+        let rule = &self.context.unchanged;
+        let compared = rule.compared_upstream(&project.path, &upstream);
+        let reads = rule.reads(&project.path);
+        let mut fingerprint = match operation {
+            Operation::Up => self.cli.up_fingerprint(&project, &compared, reads).await,
             _ => None,
         };
-        if operation == Operation::Up && !as_prerequisite {
-            if let Some(reason) = self.context.unchanged.skip_reason(&project.path, &upstream, inputs.as_deref()) {
-                return ProjectReport::not_run(project.path.clone(), ProjectResult::Unchanged, reason);
+        if operation == Operation::Up && !as_prerequisite && rule.may_skip(&project.path, &upstream) {
+            // Proven from the backend now, whoever updated the stack last: never from this
+            // checkout's memory of what it saw.
+            if let (Some(now), Ok(deployed)) = (&fingerprint, self.cli.deployed_fingerprint(&project).await) {
+                if *now == deployed {
+                    let reason = UnchangedRule::reason(&compared);
+                    return ProjectReport::not_run(project.path.clone(), ProjectResult::Unchanged, reason);
+                }
             }
         }
         let started = SystemTime::now();
@@ -177,6 +185,11 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
                 return report.failed(&nothing, step_failure(&err));
             }
         }
+        // A prerequisite may have changed an upstream's outputs: the `up` keeps what it reads now.
+        if operation == Operation::Up && !project.prerequisites.is_empty() {
+            fingerprint = self.cli.up_fingerprint(&project, &compared, reads).await;
+        }
+        let request = OperationRequest { operation, fingerprint: fingerprint.as_deref() };
         // Prerequisites first, with nothing held: a prerequisite may run on this very stack.
         let _hold = match self.busy.try_hold(project.stack_folder()) {
             Some(hold) => hold,
@@ -213,7 +226,8 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
                 return report.failed(&nothing, failure);
             }
         }
-        let mut outcome = self.cli.run_operation(&project, &stack, operation, &events, &cancellation).await;
+        let mut outcome =
+            self.cli.run_operation(&project, &stack, operation, request.fingerprint, &events, &cancellation).await;
         // A backend that cannot tell whether a stack exists says so when the operation runs.
         let missing = stack.exists.is_none() && !outcome.succeeded && outcome.stack_missing;
         if missing && matches!(operation, Operation::Refresh | Operation::Drift) {
@@ -223,9 +237,10 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             if let Err(failure) = self.cli.create_stack(&project, &stack, &events, &cancellation).await {
                 return report.failed(&outcome.progress, failure);
             }
-            outcome = self.cli.run_operation(&project, &stack, operation, &events, &cancellation).await;
+            outcome =
+                self.cli.run_operation(&project, &stack, operation, request.fingerprint, &events, &cancellation).await;
         }
-        let retries = self.retry_while_failing(&project, &stack, operation, outcome, &events, &cancellation).await;
+        let retries = self.retry_while_failing(&project, &stack, request, outcome, &events, &cancellation).await;
         let outcome = retries.outcome;
         report.attempts = retries.attempts;
         report.retried = retries.retried;
@@ -256,21 +271,9 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         if operation == Operation::Destroy {
             self.note_destroyed(&project);
         }
-        let outputs = outcome.progress.stack_outputs.as_ref();
-        let unchanged = &self.context.unchanged;
-        let seen = match operation {
-            Operation::Up => {
-                let fresh = format!("{}@{:?}", project.path, SystemTime::now());
-                Some(unchanged.record_up(&project.path, &upstream, inputs, outputs, &fresh))
-            }
-            Operation::Refresh => unchanged.record_refresh(&project.path, outputs),
-            _ => None,
-        };
         let mocked = (!outcome.mocked.is_empty())
             .then(|| format!("with mock outputs of {} (never deployed)", outcome.mocked.join(", ")));
-        let mut finished = report.finish(ProjectResult::Succeeded, &outcome.progress, mocked, None);
-        finished.seen = seen;
-        finished
+        report.finish(ProjectResult::Succeeded, &outcome.progress, mocked, None)
     }
 
     /// Its stack is gone (or never was): no prerequisite of this destroy brings it back.

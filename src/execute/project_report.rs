@@ -86,9 +86,6 @@ pub struct ProjectReport {
     pub retried: Vec<String>,
     /// Set when it differs from the run's: a prerequisite runs as an `up` in any run.
     pub operation: Option<crate::plan::Operation>,
-    /// What a successful `up` (or `refresh`) saw, as salted digests, for the history to keep.
-    #[serde(skip)]
-    pub seen: Option<super::SeenInputs>,
 }
 
 impl ProjectReport {
@@ -104,7 +101,6 @@ impl ProjectReport {
             attempts: 0,
             retried: Vec::new(),
             operation: None,
-            seen: None,
         }
     }
 }

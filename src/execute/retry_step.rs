@@ -11,6 +11,13 @@ use crate::provider::Project;
 /// What Pulumi says when another update holds the stack's lock.
 const LOCKED: &str = "the stack is currently locked";
 
+/// What each attempt asks of the CLI: the operation, and for an `up` the fingerprint it keeps.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct OperationRequest<'a> {
+    pub operation: Operation,
+    pub fingerprint: Option<&'a str>,
+}
+
 pub(super) struct Retried {
     pub outcome: OperationOutcome,
     pub attempts: u32,
@@ -25,7 +32,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         &self,
         project: &Project,
         stack: &StackTarget,
-        operation: Operation,
+        request: OperationRequest<'_>,
         mut outcome: OperationOutcome,
         events: &EventSender,
         cancellation: &Cancellation,
@@ -67,7 +74,10 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             }
             let at = std::time::SystemTime::now();
             events.send(ExecutionEvent::ProjectStarted { project: project.path.clone(), attempt, at }).await;
-            outcome = self.cli.run_operation(project, stack, operation, events, cancellation).await;
+            outcome = self
+                .cli
+                .run_operation(project, stack, request.operation, request.fingerprint, events, cancellation)
+                .await;
         }
         Retried { outcome, attempts: attempt, retried }
     }

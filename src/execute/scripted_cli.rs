@@ -26,8 +26,18 @@ pub struct ScriptedCli {
     /// Stack folders an operation runs on right now, and every time one was entered twice.
     pub active: Mutex<Vec<String>>,
     pub overlaps: Mutex<Vec<String>>,
-    /// What `input_digest` says per project; none: it cannot tell.
+    /// Each project's own inputs, as its fingerprint holds them; none: they cannot be told.
     pub inputs: HashMap<String, String>,
+    /// What the backend holds, shared by the runs of one test.
+    pub backend: std::sync::Arc<Mutex<ScriptedBackend>>,
+}
+
+/// A backend as far as skips need it: each stack's outputs, and the fingerprint its last `up`
+/// kept while nothing changed the stack since.
+#[derive(Debug, Default)]
+pub struct ScriptedBackend {
+    pub outputs: HashMap<String, StackOutputs>,
+    pub last_up: HashMap<String, String>,
 }
 
 impl ScriptedCli {
@@ -73,6 +83,7 @@ impl ProjectCli for ScriptedCli {
         project: &Project,
         _: &StackTarget,
         operation: Operation,
+        fingerprint: Option<&str>,
         _: &EventSender,
         _: &Cancellation,
     ) -> OperationOutcome {
@@ -90,7 +101,26 @@ impl ProjectCli for ScriptedCli {
         }
         drop(active);
         let next = self.outcomes.lock().unwrap().get_mut(project.path.as_str()).and_then(VecDeque::pop_front);
-        next.unwrap_or(OperationOutcome { succeeded: true, ..Default::default() })
+        let outcome = next.unwrap_or(OperationOutcome { succeeded: true, ..Default::default() });
+        let mut backend = self.backend.lock().unwrap();
+        let name = project.path.to_string();
+        match operation {
+            Operation::Up => {
+                backend.last_up.remove(&name);
+                if outcome.succeeded {
+                    let outputs = outcome.progress.stack_outputs.clone().unwrap_or_default();
+                    backend.outputs.insert(name.clone(), outputs);
+                    if let Some(fingerprint) = fingerprint {
+                        backend.last_up.insert(name, fingerprint.to_string());
+                    }
+                }
+            }
+            Operation::Destroy | Operation::Refresh => {
+                backend.last_up.remove(&name);
+            }
+            _ => {}
+        }
+        outcome
     }
 
     async fn recheck_stack_lock(&self, project: &Project, _: &StackTarget) -> LockRecheck {
@@ -103,8 +133,29 @@ impl ProjectCli for ScriptedCli {
         Ok(StackOutputs::new())
     }
 
-    async fn input_digest(&self, project: &Project, _: &super::DigestSalt) -> Option<String> {
-        self.inputs.get(project.path.as_str()).cloned()
+    async fn up_fingerprint(
+        &self,
+        project: &Project,
+        upstream: &[ProjectPath],
+        reads: Option<&std::collections::BTreeSet<String>>,
+    ) -> Option<String> {
+        let mut fingerprint = self.inputs.get(project.path.as_str())?.clone();
+        let backend = self.backend.lock().unwrap();
+        for path in upstream {
+            let outputs = backend.outputs.get(path.as_str())?;
+            let read: StackOutputs = outputs
+                .iter()
+                .filter(|(name, _)| reads.is_none_or(|reads| reads.contains(*name)))
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect();
+            fingerprint.push_str(&format!("|{path}={}", serde_json::Value::Object(read)));
+        }
+        Some(fingerprint)
+    }
+
+    async fn deployed_fingerprint(&self, project: &Project) -> Result<String, String> {
+        let backend = self.backend.lock().unwrap();
+        backend.last_up.get(project.path.as_str()).cloned().ok_or_else(|| "no runner `up` is the latest update".into())
     }
 
     fn last_success(&self, project: &ProjectPath, operation: Operation) -> Option<SystemTime> {

@@ -8,7 +8,7 @@ use super::object_store_error::ObjectStoreError;
 use super::s3_client::S3Client;
 use super::ChildEnvironment;
 
-pub trait ObjectStore {
+pub trait ObjectStore: Send + Sync {
     /// The backend's folder inside its bucket or container, empty or ending in `/`.
     fn prefix(&self) -> &str;
     /// Every key under `prefix`, page after page.

@@ -6,7 +6,7 @@ use tokio::sync::Mutex;
 
 use super::{
     adopt_encryption_salt, failure_summary, mask_event_log, secret_output_names, Backend, ChildEnvironment,
-    ProcessOutcome, PulumiManifest, PulumiProcess,
+    ProcessOutcome, PulumiManifest, PulumiProcess, UpFingerprints,
 };
 use crate::cancel::{ChildEnd, ChildProcess, QUERY_TIMEOUT};
 use crate::execute::{
@@ -51,11 +51,22 @@ pub struct PulumiCli {
     /// retry, a prerequisite) must not read the first one's events. The run's log folder is new,
     /// so any other event log cannot exist yet.
     event_logs_used: std::sync::Mutex<HashSet<PathBuf>>,
+    /// Fingerprints of `up`s and their proofs, read from the backend.
+    fingerprints: std::sync::Arc<UpFingerprints>,
 }
 
 impl PulumiCli {
     pub fn new(context: PulumiCliContext) -> Self {
+        let fingerprints = std::sync::Arc::new(UpFingerprints::new(
+            context.provider.clone(),
+            context.stack.clone(),
+            context.environment.clone(),
+            context.pulumi.clone(),
+            context.stack_config_file.clone(),
+            context.backend.clone(),
+        ));
         Self {
+            fingerprints,
             context,
             stack_creation: Mutex::new(()),
             config_files: std::sync::Mutex::default(),
@@ -93,6 +104,7 @@ impl PulumiCli {
         project: &Project,
         stack: &StackTarget,
         operation: Operation,
+        fingerprint: Option<&str>,
         event_log: &Path,
     ) -> Vec<String> {
         let mut args: Vec<String> = operation.pulumi_command().iter().map(|part| part.to_string()).collect();
@@ -105,6 +117,10 @@ impl PulumiCli {
         ]);
         if operation.mutates() {
             args.extend(["--yes".into(), "--skip-preview".into()]);
+        }
+        if let (Operation::Up, Some(fingerprint)) = (operation, fingerprint) {
+            // Kept in the backend with the update: what a later skip is proven from.
+            args.extend(["--message".into(), fingerprint.to_string()]);
         }
         args.extend(["--event-log".into(), event_log.display().to_string()]);
         if let Some(file) = self.config_file(stack) {
@@ -219,6 +235,7 @@ impl ProjectCli for PulumiCli {
         project: &Project,
         stack: &StackTarget,
         operation: Operation,
+        fingerprint: Option<&str>,
         events: &EventSender,
         cancellation: &Cancellation,
     ) -> OperationOutcome {
@@ -238,7 +255,7 @@ impl ProjectCli for PulumiCli {
         };
         let process = PulumiProcess {
             program: &self.context.pulumi,
-            args: self.operation_args(project, stack, operation, &event_log),
+            args: self.operation_args(project, stack, operation, fingerprint, &event_log),
             cwd: &stack.dir,
             env,
             event_log: Some(event_log.clone()),
@@ -309,15 +326,26 @@ impl ProjectCli for PulumiCli {
         .flatten()
     }
 
-    async fn input_digest(&self, project: &Project, salt: &crate::execute::DigestSalt) -> Option<String> {
-        let context = &self.context;
-        let folder = context.provider.dir_of(project);
-        let stack_files = vec![context.stack_config_file.clone()];
-        let (environment, pulumi, salt) = (context.environment.vars().clone(), context.pulumi.clone(), salt.clone());
-        tokio::task::spawn_blocking(move || super::input_digest(&salt, &folder, &stack_files, &environment, &pulumi))
+    async fn up_fingerprint(
+        &self,
+        project: &Project,
+        upstream: &[ProjectPath],
+        reads: Option<&std::collections::BTreeSet<String>>,
+    ) -> Option<String> {
+        let fingerprints = std::sync::Arc::clone(&self.fingerprints);
+        let (project, upstream, reads) = (project.clone(), upstream.to_vec(), reads.cloned());
+        tokio::task::spawn_blocking(move || fingerprints.fingerprint(&project, &upstream, reads.as_ref()))
             .await
             .ok()
             .flatten()
+    }
+
+    async fn deployed_fingerprint(&self, project: &Project) -> Result<String, String> {
+        let fingerprints = std::sync::Arc::clone(&self.fingerprints);
+        let project = project.clone();
+        tokio::task::spawn_blocking(move || fingerprints.deployed(&project))
+            .await
+            .unwrap_or_else(|err| Err(format!("internal error: {err}")))
     }
 
     fn last_success(&self, project: &ProjectPath, operation: Operation) -> Option<SystemTime> {

@@ -21,6 +21,7 @@ const LAYERS: &[&str] = &[
     "report",
     "history",
     "render",
+    "backend",
     "pulumi",
     "export",
     "prompt",

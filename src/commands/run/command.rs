@@ -118,16 +118,9 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     // Outputs files (plain secrets) a killed runner's hooks left behind.
     crate::hooks::HookTempDir::remove_leftovers();
     let outputs = (cli.pulumi.clone(), cli.environment.clone(), cli.mask.clone());
-    let unchanged =
-        crate::commands::run::unchanged_skip::unchanged_rule(settings, run, &loaded, &selected, &seeds, &backend)?;
+    let unchanged = crate::commands::run::unchanged_skip::unchanged_rule(settings, run, &loaded, &selected, &seeds)?;
     let summary = execute_plan(settings, run, &loaded, plan, cli, store.clone(), (recovered_locks, unchanged))?;
     report_stack_locks(&loaded, &backend, &run.stack.stack, &summary);
-    if let Err(err) = crate::commands::run::unchanged_skip::save_seen(settings, run, &loaded, &summary) {
-        crate::text::stderr_line!(
-            "warning: what this run saw was not kept (the next run runs its dependents): {}",
-            err.chain()
-        );
-    }
     drop(lock);
     let table_on_stdout = !(settings.style.interactive_terminal && settings.style.stdout_terminal);
     let status = finish_run(run, &summary, table_on_stdout)?;

@@ -5,13 +5,12 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use crate::cli::{RunSettings, Settings};
 use crate::commands::LoadedProvider;
 use crate::error::Result;
-use crate::execute::{ProjectResult, UnchangedRule};
+use crate::execute::UnchangedRule;
 use crate::graph::NodeIndex;
-use crate::history::{repository_salt, ProjectState, RunStore, SeenIndex};
+use crate::history::{ProjectState, RunStore};
 use crate::plan::Operation;
 use crate::provider::ProjectPath;
-use crate::pulumi::{Backend, PulumiManifest};
-use crate::report::RunSummary;
+use crate::pulumi::PulumiManifest;
 
 /// The rule for this run: an `up`'s projects that are there only as dependents may be skipped,
 /// unless `--no-skip-unchanged` or their `always_run`.
@@ -21,11 +20,9 @@ pub fn unchanged_rule(
     loaded: &LoadedProvider,
     selected: &BTreeSet<NodeIndex>,
     seeds: &BTreeSet<NodeIndex>,
-    backend: &Backend,
 ) -> Result<UnchangedRule> {
     let graph = &loaded.graph;
     let state_dir = settings.root.state_dir();
-    let salt = repository_salt(&state_dir)?;
     let skipping = run.operation == Operation::Up && !run.selection.no_skip_unchanged;
     let interrupted = if skipping { last_up_unfinished(&state_dir, loaded, &run.stack.stack) } else { HashSet::new() };
     let candidates: HashSet<_> = selected
@@ -34,7 +31,10 @@ pub fn unchanged_rule(
         .filter(|project| skipping && !project.always_run && !interrupted.contains(project.path.as_str()))
         .map(|project| project.path.clone())
         .collect();
-    let reads = candidates
+    // Every project that may `up`, not only the candidates: the fingerprint an `up` keeps must
+    // compare what a later run of it as a candidate compares.
+    let runs: HashSet<ProjectPath> = selected.iter().map(|&node| graph.project(node).path.clone()).collect();
+    let reads = runs
         .iter()
         .filter_map(|path| {
             let node = graph.node_of(path)?;
@@ -42,10 +42,8 @@ pub fn unchanged_rule(
             Some((path.clone(), reads))
         })
         .collect();
-    let paths: Vec<_> = graph.projects().iter().map(|project| project.path.clone()).collect();
-    let seen = SeenIndex::load(&state_dir, &run.stack.stack).of_provider(&loaded.provider.name, &paths);
-    let mut rule = UnchangedRule::new(salt, candidates, reads, seen);
-    rule.referenced = referenced_upstream(loaded, backend, &run.stack.stack, &rule.candidates);
+    let mut rule = UnchangedRule::new(candidates, reads);
+    rule.referenced = referenced_upstream(loaded, &runs);
     Ok(rule)
 }
 
@@ -68,12 +66,11 @@ fn last_up_unfinished(state_dir: &std::path::Path, loaded: &LoadedProvider, stac
     latest.into_iter().filter(|(_, (_, done))| !done).map(|(project, _)| project).collect()
 }
 
-/// The projects each candidate's program (YAML) or deployed state references as stacks.
+/// The projects each program (YAML) references as stacks: read from the project folder only, so
+/// the `up` that keeps a fingerprint and the run that compares it read the same set.
 fn referenced_upstream(
     loaded: &LoadedProvider,
-    backend: &Backend,
-    stack: &str,
-    candidates: &HashSet<ProjectPath>,
+    runs: &HashSet<ProjectPath>,
 ) -> HashMap<ProjectPath, BTreeSet<ProjectPath>> {
     let graph = &loaded.graph;
     let names: HashMap<String, ProjectPath> = graph
@@ -84,14 +81,10 @@ fn referenced_upstream(
             Some((manifest.name, project.path.clone()))
         })
         .collect();
-    candidates
-        .iter()
+    runs.iter()
         .filter_map(|path| {
             let project = loaded.provider.project(path)?;
-            let dir = loaded.provider.dir_of(project);
-            let own = PulumiManifest::load(&dir).ok()?.name;
-            let mut references = crate::commands::dependency_lint::program_references(&dir);
-            references.extend(crate::commands::dependency_lint::state_references(backend, &own, stack));
+            let references = crate::commands::dependency_lint::program_references(&loaded.provider.dir_of(project));
             let read: BTreeSet<ProjectPath> = references
                 .iter()
                 .filter_map(|name| crate::commands::dependency_lint::referenced_project(name))
@@ -100,23 +93,4 @@ fn referenced_upstream(
             (!read.is_empty()).then(|| (path.clone(), read))
         })
         .collect()
-}
-
-/// Keeps what each successful `up` (or `refresh`) of the run saw; under the stack's lock.
-pub fn save_seen(settings: &Settings, run: &RunSettings, loaded: &LoadedProvider, summary: &RunSummary) -> Result<()> {
-    let fresh: Vec<_> = summary
-        .reports
-        .iter()
-        .filter(|report| report.result == ProjectResult::Succeeded)
-        .filter_map(|report| Some((report.project.clone(), report.seen.clone()?)))
-        .collect();
-    if fresh.is_empty() {
-        return Ok(());
-    }
-    let state_dir = settings.root.state_dir();
-    let mut index = SeenIndex::load(&state_dir, &run.stack.stack);
-    for (project, seen) in fresh {
-        index.record(&loaded.provider.name, &project, seen);
-    }
-    index.save(&state_dir, &run.stack.stack)
 }

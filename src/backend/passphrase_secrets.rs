@@ -6,7 +6,9 @@
 //! encrypts `pulumi` to check the passphrase; the key is PBKDF2-HMAC-SHA256 of the passphrase
 //! and salt, 1,000,000 rounds, 32 bytes; every `secure: v1:<nonce>:<ciphertext>` is AES-256-GCM.
 
+use std::collections::HashMap;
 use std::num::NonZeroU32;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
@@ -56,27 +58,55 @@ pub fn decrypt_secure_values(text: &str, passphrase: &str) -> Result<Vec<String>
         return Ok(Vec::new());
     }
     let salt = document.get("encryptionsalt").and_then(Value::as_str).ok_or(PassphraseError::NoSalt)?;
-    let (salt, check) =
-        salt.strip_prefix("v1:").and_then(|rest| rest.split_once(':')).ok_or(PassphraseError::NotASalt)?;
-    let salt = STANDARD.decode(salt).map_err(not_base64("`encryptionsalt`"))?;
-    let mut key = [0u8; 32];
-    ring::pbkdf2::derive(
-        ring::pbkdf2::PBKDF2_HMAC_SHA256,
-        NonZeroU32::new(ROUNDS).expect("non-zero"),
-        &salt,
-        passphrase.as_bytes(),
-        &mut key,
-    );
-    let key = LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &key).map_err(|_| PassphraseError::Key)?);
-    if open(&key, check).ok().as_deref() != Some(CHECK_PLAINTEXT) {
-        return Err(PassphraseError::WrongPassphrase);
+    let key = PassphraseKey::open(salt, passphrase)?;
+    sealed.iter().map(|ciphertext| key.decrypt(ciphertext)).collect()
+}
+
+/// The key a passphrase and a stack's `v1:` salt make, checked against the salt's sealed
+/// `pulumi`. Deriving it costs a million PBKDF2 rounds, so each pair is derived once per process.
+#[derive(Clone)]
+pub struct PassphraseKey(Arc<LessSafeKey>);
+
+impl PassphraseKey {
+    /// `salt` is `v1:<salt>:v1:<nonce>:<ciphertext>`, as `encryptionsalt` and a checkpoint's
+    /// passphrase secrets provider keep it.
+    pub fn open(salt: &str, passphrase: &str) -> Result<Self, PassphraseError> {
+        type Cache = Mutex<HashMap<(String, Vec<u8>), PassphraseKey>>;
+        static KEYS: OnceLock<Cache> = OnceLock::new();
+        let passphrase_digest = ring::digest::digest(&ring::digest::SHA256, passphrase.as_bytes()).as_ref().to_vec();
+        let cache_key = (salt.to_string(), passphrase_digest);
+        let keys = KEYS.get_or_init(Cache::default);
+        if let Some(key) = keys.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).get(&cache_key) {
+            return Ok(key.clone());
+        }
+        let key = Self::derive(salt, passphrase)?;
+        keys.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).insert(cache_key, key.clone());
+        Ok(key)
     }
-    let mut values = Vec::new();
-    for ciphertext in sealed {
-        let plain = open(&key, &ciphertext)?;
-        values.push(String::from_utf8_lossy(&plain).into_owned());
+
+    fn derive(salt: &str, passphrase: &str) -> Result<Self, PassphraseError> {
+        let (salt, check) =
+            salt.strip_prefix("v1:").and_then(|rest| rest.split_once(':')).ok_or(PassphraseError::NotASalt)?;
+        let salt = STANDARD.decode(salt).map_err(not_base64("`encryptionsalt`"))?;
+        let mut key = [0u8; 32];
+        ring::pbkdf2::derive(
+            ring::pbkdf2::PBKDF2_HMAC_SHA256,
+            NonZeroU32::new(ROUNDS).expect("non-zero"),
+            &salt,
+            passphrase.as_bytes(),
+            &mut key,
+        );
+        let key = LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &key).map_err(|_| PassphraseError::Key)?);
+        if open(&key, check).ok().as_deref() != Some(CHECK_PLAINTEXT) {
+            return Err(PassphraseError::WrongPassphrase);
+        }
+        Ok(Self(Arc::new(key)))
     }
-    Ok(values)
+
+    /// One `v1:<nonce>:<ciphertext>` value, in clear.
+    pub fn decrypt(&self, ciphertext: &str) -> Result<String, PassphraseError> {
+        open(&self.0, ciphertext).map(|plain| String::from_utf8_lossy(&plain).into_owned())
+    }
 }
 
 fn collect_secure(value: &Value, out: &mut Vec<String>) {
