@@ -123,6 +123,9 @@ pub enum UserError {
     #[error("cannot resume {resumed}: the stack changed since it started:\n{}", problem_list(.changes))]
     ResumeSuperseded { resumed: String, changes: Vec<String>, command: String },
 
+    #[error("{source_name} does not open stack `{stack}`: `{}` was sealed with another passphrase", shown_path(file))]
+    WrongPassphrase { stack: String, file: PathBuf, source_name: String },
+
     #[error("{0}")]
     Usage(String),
 
@@ -208,6 +211,7 @@ impl UserError {
             | UserError::StackFileConflict { .. }
             | UserError::SharedSecretRefused { .. }
             | UserError::ResumeSuperseded { .. }
+            | UserError::WrongPassphrase { .. }
             | UserError::Usage(_)
             | UserError::PreflightFailed { .. }
             | UserError::OperatorRules { .. } => ExitStatus::Usage,
@@ -253,6 +257,10 @@ impl UserError {
             UserError::ResumeSuperseded { command, .. } => Some(format!(
                 "what it left pending may rest on what changed since: run `{command}` without `--resume`, which plans from the whole graph"
             )),
+            UserError::WrongPassphrase { .. } => Some(
+                "set the passphrase this stack was created with as `PULUMI_CONFIG_PASSPHRASE` (or `PULUMI_CONFIG_PASSPHRASE_FILE`) in `config/pulumi/environment`; nothing was run"
+                    .into(),
+            ),
             UserError::OperatorRules { .. } => Some(
                 "the API server accepts these but the operator rejects or breaks on them: fix them before `kubectl apply`"
                     .into(),

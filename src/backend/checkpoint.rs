@@ -122,6 +122,65 @@ pub fn opened_value(value: &serde_json::Value, key: Option<&PassphraseKey>) -> s
     }
 }
 
+/// A stack's outputs in clear, as `pulumi stack output --json --show-secrets` prints them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StackOutputsRead {
+    pub values: serde_json::Map<String, serde_json::Value>,
+    /// The outputs the state keeps secret.
+    pub secret: Vec<String>,
+}
+
+/// `outputs` with every secret opened; `None` when one cannot be opened with `key`.
+pub fn plain_outputs(
+    outputs: &serde_json::Map<String, serde_json::Value>,
+    key: Option<&PassphraseKey>,
+) -> Option<StackOutputsRead> {
+    let mut read = StackOutputsRead::default();
+    for (name, value) in outputs {
+        let (plain, secret) = plain_value(value, key)?;
+        if secret {
+            read.secret.push(name.clone());
+        }
+        read.values.insert(name.clone(), plain);
+    }
+    Some(read)
+}
+
+/// The value in clear, and whether a secret was in it.
+fn plain_value(value: &serde_json::Value, key: Option<&PassphraseKey>) -> Option<(serde_json::Value, bool)> {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) if map.get(SECRET_KEY).and_then(Value::as_str) == Some(SECRET_SIG) => {
+            let text = match map.get("plaintext").and_then(Value::as_str) {
+                Some(text) => text.to_string(),
+                None => key?.decrypt(map.get("ciphertext").and_then(Value::as_str)?).ok()?,
+            };
+            Some((serde_json::from_str(&text).unwrap_or(Value::String(text)), true))
+        }
+        Value::Object(map) => {
+            let mut secret = false;
+            let mut plain = serde_json::Map::new();
+            for (name, item) in map {
+                let (item, inner) = plain_value(item, key)?;
+                secret |= inner;
+                plain.insert(name.clone(), item);
+            }
+            Some((Value::Object(plain), secret))
+        }
+        Value::Array(items) => {
+            let mut secret = false;
+            let mut plain = Vec::with_capacity(items.len());
+            for item in items {
+                let (item, inner) = plain_value(item, key)?;
+                secret |= inner;
+                plain.push(item);
+            }
+            Some((Value::Array(plain), secret))
+        }
+        other => Some((other.clone(), false)),
+    }
+}
+
 #[cfg(test)]
 #[path = "checkpoint_tests.rs"]
 mod tests;

@@ -1,7 +1,7 @@
 //! Pulumi's DIY state, read without a `pulumi` process: checkpoints, update history and the
 //! fingerprints of the runner's own updates, on every store a backend can live in.
 
-mod checkpoint;
+pub mod checkpoint;
 mod digest_salt;
 mod passphrase_secrets;
 mod stack_state;
@@ -10,9 +10,9 @@ mod up_fingerprint;
 mod update_entry;
 mod update_kind;
 
-pub use checkpoint::{opened_value, state_file_bytes, Checkpoint, CheckpointError};
+pub use checkpoint::{opened_value, state_file_bytes, Checkpoint, CheckpointError, StackOutputsRead};
 pub use digest_salt::DigestSalt;
-pub use passphrase_secrets::{decrypt_secure_values, PassphraseKey};
+pub use passphrase_secrets::{decrypt_secure_values, PassphraseError, PassphraseKey};
 pub use stack_state::StackState;
 pub use state_files::{FolderFiles, StateFiles, StateFilesError};
 pub use up_fingerprint::{UpFingerprint, UpstreamOutputs};

@@ -22,6 +22,24 @@ pub fn config_set(settings: &Settings, request: &ConfigSetSettings) -> Result<Ex
             )));
         }
     }
+    let stack = &request.stack.stack;
+    let environment = ChildEnvironment::build(std::env::vars(), &request.stack.environment, &settings.root);
+    let backend = Backend::from_environment(&environment);
+    if request.secret {
+        // Before the value is asked for: what was typed is never dropped for a passphrase problem.
+        if backend.is_local()
+            && environment.get("PULUMI_CONFIG_PASSPHRASE").is_none()
+            && environment.get("PULUMI_CONFIG_PASSPHRASE_FILE").is_none()
+        {
+            return Err(UserError::Usage(
+                "the local backend needs `PULUMI_CONFIG_PASSPHRASE` (or `_FILE`) to encrypt the secret: set it in `config/pulumi/environment` or the environment".into(),
+            ));
+        }
+        if backend.uses_passphrase() {
+            let file = settings.root.stack_config_file(stack);
+            crate::commands::shared::passphrase_check::check_passphrase(stack, &file, &environment, None)?;
+        }
+    }
     let value = match &request.value {
         Some(_) if request.secret => {
             return Err(UserError::Usage(
@@ -31,7 +49,6 @@ pub fn config_set(settings: &Settings, request: &ConfigSetSettings) -> Result<Ex
         Some(value) => value.clone(),
         None => read_value(&request.key, request.secret)?,
     };
-    let stack = &request.stack.stack;
     // One writer per stack: a run or another `config set` stores into the same stack file and
     // stack, and a write between their read and their write would be lost.
     let command = format!("runner config set {} --provider {} --stack {stack}", request.key, loaded.provider.name);
@@ -52,16 +69,6 @@ pub fn config_set(settings: &Settings, request: &ConfigSetSettings) -> Result<Ex
         add_stack_config_values(&path, existing.as_deref(), &[(request.key.clone(), value)])?;
         crate::text::stdout_line!("`{}` set in `{}`", request.key, path.display());
         return Ok(ExitStatus::Success);
-    }
-    let environment = ChildEnvironment::build(std::env::vars(), &request.stack.environment, &settings.root);
-    let backend = Backend::from_environment(&environment);
-    if backend.is_local()
-        && environment.get("PULUMI_CONFIG_PASSPHRASE").is_none()
-        && environment.get("PULUMI_CONFIG_PASSPHRASE_FILE").is_none()
-    {
-        return Err(UserError::Usage(
-            "the local backend needs `PULUMI_CONFIG_PASSPHRASE` (or `_FILE`) to encrypt the secret: set it in `config/pulumi/environment` or the environment".into(),
-        ));
     }
     if let Some(dir) = backend.local_dir() {
         std::fs::create_dir_all(dir).map_err(|err| UserError::Unwritable { path: dir.to_path_buf(), source: err })?;

@@ -14,6 +14,10 @@ pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitSta
     let environment = ChildEnvironment::build(std::env::vars(), &outputs.stack.environment, &settings.root);
     let backend = Backend::from_environment(&environment);
     let selected = super::select_with_affected(settings, &loaded, &outputs.selection, Some(&outputs.stack.stack))?;
+    if outputs.show_secrets && backend.uses_passphrase() {
+        let file = crate::commands::shared_stack_file(&settings.root, &loaded.provider, &outputs.stack.stack)?;
+        crate::commands::shared::passphrase_check::check_passphrase(&outputs.stack.stack, &file, &environment, None)?;
+    }
     let pulumi = crate::commands::shared::pulumi_location::find_pulumi(&environment)?;
     let plan = ExecutionPlan::new(&loaded.graph, Operation::Up, &selected);
     let projects: Vec<_> = plan.order.iter().map(|&node| loaded.graph.project(node)).collect();

@@ -71,6 +71,14 @@ pub fn preflight_like_validate(
     }
     preflight.problems.extend(missing.iter().map(missing_problem));
     preflight.into_result()?;
+    if backend.uses_passphrase() {
+        crate::commands::shared::passphrase_check::check_passphrase(
+            &stack.stack,
+            check.config.path(),
+            &environment,
+            None,
+        )?;
+    }
     Ok((check, environment, backend))
 }
 

@@ -139,9 +139,9 @@ pub trait ProjectCli: Send + Sync + 'static {
     }
 
     /// The fingerprint the stack's last `up` was made with, when the backend proves the stack is
-    /// as that `up` left it; otherwise which proof is missing.
-    fn deployed_fingerprint(&self, _project: &Project) -> impl Future<Output = Result<String, String>> + Send {
-        async { Err("the backend cannot be read".to_string()) }
+    /// as that `up` left it; `None` when a proof is missing.
+    fn deployed_fingerprint(&self, _project: &Project) -> impl Future<Output = Option<String>> + Send {
+        async { None }
     }
 
     /// When `project` last succeeded with `operation` on this stack before this run.

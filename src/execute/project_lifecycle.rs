@@ -162,7 +162,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         if operation == Operation::Up && !as_prerequisite && rule.may_skip(&project.path, &upstream) {
             // Proven from the backend now, whoever updated the stack last: never from this
             // checkout's memory of what it saw.
-            if let (Some(now), Ok(deployed)) = (&fingerprint, self.cli.deployed_fingerprint(&project).await) {
+            if let (Some(now), Some(deployed)) = (&fingerprint, self.cli.deployed_fingerprint(&project).await) {
                 if *now == deployed {
                     let reason = UnchangedRule::reason(&compared);
                     return ProjectReport::not_run(project.path.clone(), ProjectResult::Unchanged, reason);

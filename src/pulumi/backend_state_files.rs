@@ -28,19 +28,33 @@ impl StateFiles for StoreFiles {
     }
 }
 
+/// Why the runner cannot read a stack's state itself; `pulumi` reads it then, or the runner does
+/// the safe thing (runs the project).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StateReadError {
+    #[error("the runner reads no state on `{scheme}://` backends; only `pulumi` does")]
+    Unsupported { scheme: String },
+    /// The store's or the reader's own words, credentials left out.
+    #[error("{0}")]
+    Unreadable(String),
+    #[error("a secret output cannot be opened here (another secrets provider, or no passphrase)")]
+    SealedSecret,
+    #[error("its `Pulumi.yaml` cannot be read")]
+    NoManifest,
+}
+
 impl Backend {
     /// The state files, signed with the credentials the runner gives its children; why not when
     /// the runner cannot read them.
-    pub fn state_files(&self, environment: &ChildEnvironment) -> Result<Arc<dyn StateFiles>, String> {
+    pub fn state_files(&self, environment: &ChildEnvironment) -> Result<Arc<dyn StateFiles>, StateReadError> {
         if let Some(dir) = self.local_dir() {
             return Ok(Arc::new(FolderFiles::new(dir.to_path_buf())));
         }
         match open_object_store(&self.url, environment) {
             Some(Ok(client)) => Ok(Arc::new(StoreFiles(client))),
-            Some(Err(err)) => Err(crate::error::ErrorChain(&err).to_string()),
+            Some(Err(err)) => Err(StateReadError::Unreadable(crate::error::ErrorChain(&err).to_string())),
             None => {
-                let scheme = self.url.split("://").next().unwrap_or_default();
-                Err(format!("the runner reads no state on `{scheme}://` backends; only `pulumi` does"))
+                Err(StateReadError::Unsupported { scheme: self.url.split("://").next().unwrap_or_default().into() })
             }
         }
     }

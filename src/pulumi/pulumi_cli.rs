@@ -5,8 +5,8 @@ use std::time::SystemTime;
 use tokio::sync::Mutex;
 
 use super::{
-    adopt_encryption_salt, failure_summary, mask_event_log, secret_output_names, Backend, ChildEnvironment,
-    ProcessOutcome, PulumiManifest, PulumiProcess, UpFingerprints,
+    adopt_encryption_salt, failure_summary, mask_event_log, secret_output_names, Backend, BackendStacks,
+    ChildEnvironment, ProcessOutcome, PulumiManifest, PulumiProcess,
 };
 use crate::cancel::{ChildEnd, ChildProcess, QUERY_TIMEOUT};
 use crate::execute::{
@@ -51,22 +51,20 @@ pub struct PulumiCli {
     /// retry, a prerequisite) must not read the first one's events. The run's log folder is new,
     /// so any other event log cannot exist yet.
     event_logs_used: std::sync::Mutex<HashSet<PathBuf>>,
-    /// Fingerprints of `up`s and their proofs, read from the backend.
-    fingerprints: std::sync::Arc<UpFingerprints>,
+    /// The stacks as the backend holds them: fingerprints, proofs and outputs.
+    stacks: std::sync::Arc<BackendStacks>,
 }
 
 impl PulumiCli {
     pub fn new(context: PulumiCliContext) -> Self {
-        let fingerprints = std::sync::Arc::new(UpFingerprints::new(
+        let stacks = std::sync::Arc::new(BackendStacks::new(
             context.provider.clone(),
             context.stack.clone(),
             context.environment.clone(),
-            context.pulumi.clone(),
-            context.stack_config_file.clone(),
             context.backend.clone(),
         ));
         Self {
-            fingerprints,
+            stacks,
             context,
             stack_creation: Mutex::new(()),
             config_files: std::sync::Mutex::default(),
@@ -136,6 +134,14 @@ impl PulumiCli {
             args.push("--refresh".into());
         }
         args
+    }
+
+    /// A stack's outputs read from the backend's state, with no `pulumi` process; `None` where
+    /// only `pulumi` can read them (Pulumi Cloud, a KMS secrets provider, no passphrase).
+    async fn outputs_from_backend(&self, stack: &StackTarget) -> Option<crate::backend::StackOutputsRead> {
+        let project = stack.name.rsplit('/').nth(1)?.to_string();
+        let stacks = std::sync::Arc::clone(&self.stacks);
+        tokio::task::spawn_blocking(move || stacks.outputs_of(&project)).await.ok()?.ok()
     }
 
     fn outcome(&self, project: &Project, operation: Operation, process: ProcessOutcome) -> OperationOutcome {
@@ -281,6 +287,9 @@ impl ProjectCli for PulumiCli {
     }
 
     async fn read_outputs(&self, stack: &StackTarget) -> Result<StackOutputs, ProjectCliError> {
+        if let Some(read) = self.outputs_from_backend(stack).await {
+            return Ok(read.values);
+        }
         let output = ChildProcess::new(&self.context.pulumi)
             .args(["stack", "output", "--json", "--show-secrets", "--non-interactive", "--stack", &stack.name])
             .current_dir(&stack.dir)
@@ -307,6 +316,9 @@ impl ProjectCli for PulumiCli {
     }
 
     async fn secret_output_names(&self, stack: &StackTarget) -> Option<Vec<String>> {
+        if let Some(read) = self.outputs_from_backend(stack).await {
+            return Some(read.secret);
+        }
         let env = self.context.environment.vars();
         secret_output_names(&self.context.pulumi, &stack.dir, &stack.name, env).await.ok()
     }
@@ -332,20 +344,19 @@ impl ProjectCli for PulumiCli {
         upstream: &[ProjectPath],
         reads: Option<&std::collections::BTreeSet<String>>,
     ) -> Option<String> {
-        let fingerprints = std::sync::Arc::clone(&self.fingerprints);
+        let stacks = std::sync::Arc::clone(&self.stacks);
         let (project, upstream, reads) = (project.clone(), upstream.to_vec(), reads.cloned());
-        tokio::task::spawn_blocking(move || fingerprints.fingerprint(&project, &upstream, reads.as_ref()))
+        let (pulumi, config) = (self.context.pulumi.clone(), self.context.stack_config_file.clone());
+        tokio::task::spawn_blocking(move || stacks.fingerprint(&project, &upstream, reads.as_ref(), (&pulumi, &config)))
             .await
             .ok()
             .flatten()
     }
 
-    async fn deployed_fingerprint(&self, project: &Project) -> Result<String, String> {
-        let fingerprints = std::sync::Arc::clone(&self.fingerprints);
+    async fn deployed_fingerprint(&self, project: &Project) -> Option<String> {
+        let stacks = std::sync::Arc::clone(&self.stacks);
         let project = project.clone();
-        tokio::task::spawn_blocking(move || fingerprints.deployed(&project))
-            .await
-            .unwrap_or_else(|err| Err(format!("internal error: {err}")))
+        tokio::task::spawn_blocking(move || stacks.deployed(&project).ok()).await.ok().flatten()
     }
 
     fn last_success(&self, project: &ProjectPath, operation: Operation) -> Option<SystemTime> {

@@ -39,6 +39,7 @@ mod local_provider_test;
 mod mara_checkout_test;
 mod module_layers_test;
 mod ordering_test;
+mod passphrase_test;
 mod pko_export_test;
 mod plural_rule_test;
 mod preflight_real_test;

@@ -196,11 +196,14 @@ fn ext_a_hook_ends_at_its_exit_and_its_quoted_stderr_is_masked_before_the_cut() 
 #[test]
 fn a_pulumi_query_inside_a_run_hears_its_ctrl_c() {
     let script = r#"{"projects": {"a": {"hang": true, "hang_on": ["output"]}}}"#;
-    let workspace = Workspace::with_fake_pulumi(
+    let mut workspace = Workspace::with_fake_pulumi(
         "[[project]]\npath = \"a\"\nphase = \"infrastructure\"\non_success = [{ command = { argv = [\"true\"] } }]\n",
         &["a"],
         script,
     );
+    // Outputs come from the backend's state where the runner can read it: on a backend only
+    // `pulumi` reads (Pulumi Cloud), the hook's outputs are a `pulumi stack output` query.
+    workspace.set_env("PULUMI_BACKEND_URL", "https://api.pulumi.invalid");
     let mut runner = workspace
         .std_command(&["up", "--provider", "demo", "--stack", "dev"])
         .stdout(std::process::Stdio::null())

@@ -159,6 +159,12 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
                 "not set: put `PULUMI_CONFIG_PASSPHRASE` or `PULUMI_CONFIG_PASSPHRASE_FILE` in `config/pulumi/environment` (a terminal run asks for it)".into(),
             ),
         };
+        let (ok, detail) = match ok {
+            true => {
+                passphrase_opens_stacks(settings, &loaded, &environment).map_or((true, detail), |wrong| (false, wrong))
+            }
+            false => (ok, detail),
+        };
         findings.push(Finding { check: "passphrase".into(), ok, detail });
     }
 
@@ -182,6 +188,45 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
 fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
     let mut parts = text.trim().trim_start_matches('v').split(['.', '-', '+']).map(|part| part.parse::<u64>().ok());
     Some((parts.next()??, parts.next()??, parts.next()??))
+}
+
+/// Why the passphrase is wrong for a stack of the shared configuration folder (the one
+/// `PULUMI_STACK` names, else every one there); `None` when it opens them all.
+fn passphrase_opens_stacks(
+    settings: &Settings,
+    loaded: &LoadedProvider,
+    environment: &ChildEnvironment,
+) -> Option<String> {
+    let passphrase = crate::commands::shared::passphrase_check::run_passphrase(environment, None)?;
+    let any = crate::commands::shared_stack_file(&settings.root, &loaded.provider, "dev").ok()?;
+    let folder = any.parent()?;
+    let mut stacks: Vec<String> = match environment.get("PULUMI_STACK") {
+        Some(stack) => vec![stack.to_string()],
+        None => std::fs::read_dir(folder)
+            .ok()?
+            .flatten()
+            .filter_map(|entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                Some(name.strip_prefix("Pulumi.")?.strip_suffix(".yaml")?.to_string())
+            })
+            .collect(),
+    };
+    stacks.sort();
+    let wrong: Vec<String> = stacks
+        .into_iter()
+        .filter(|stack| {
+            let file = folder.join(format!("Pulumi.{stack}.yaml"));
+            !crate::commands::shared::passphrase_check::passphrase_opens(&file, &passphrase)
+        })
+        .map(|stack| format!("`{stack}`"))
+        .collect();
+    (!wrong.is_empty()).then(|| {
+        format!(
+            "{} does not open stack {}: set the passphrase the stack was created with",
+            crate::commands::shared::passphrase_check::passphrase_source(environment, false),
+            wrong.join(", ")
+        )
+    })
 }
 
 #[cfg(test)]

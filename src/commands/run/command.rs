@@ -52,6 +52,15 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         selected: &selected,
     };
     let pending = preflight_and_gather(&context)?;
+    if backend.uses_passphrase() {
+        // Once, before anything runs: not two projects failing mid-run and three skipped.
+        crate::commands::shared::passphrase_check::check_passphrase(
+            &run.stack.stack,
+            check.config.path(),
+            &environment,
+            pending.passphrase.as_deref(),
+        )?;
+    }
     if !pending.config_values.is_empty() {
         // Refused before the lock, the history and the backend are touched, not halfway through.
         StackConfigEdit::new(check.config.path(), check.config.text().unwrap_or_default())

@@ -2,6 +2,7 @@
 pub(crate) mod data_output;
 pub(crate) mod input_files;
 pub(crate) mod loaded_provider;
+pub(crate) mod passphrase_check;
 pub(crate) mod planned_run;
 pub(crate) mod pulumi_location;
 pub(crate) mod shared_stack_file;

@@ -1,11 +1,13 @@
-//! Reads stack outputs with `pulumi stack output --json`, several projects at once.
+//! Reads stack outputs from the backend's state, or with `pulumi stack output --json` where only
+//! `pulumi` can read them, several projects at once.
 
 use std::path::{Path, PathBuf};
 
+use crate::backend::StackOutputsRead;
 use crate::cancel::{Cancellation, ChildEnd, ChildProcess, QUERY_TIMEOUT};
 use crate::execute::ProjectCliError;
 use crate::provider::{Project, Provider};
-use crate::pulumi::{Backend, ChildEnvironment, PulumiManifest};
+use crate::pulumi::{Backend, BackendStacks, ChildEnvironment, PulumiManifest};
 use crate::secrets::SecretMask;
 
 /// Outputs read in parallel, a few at a time: each is a `pulumi` process.
@@ -35,10 +37,18 @@ pub struct OutputReader<'a> {
 impl OutputReader<'_> {
     /// In the order given; each project's errors stay with it.
     pub fn read_all(&self, projects: &[&Project]) -> Vec<ProjectOutputs> {
+        let stacks = BackendStacks::new(
+            self.provider.clone(),
+            self.stack.to_string(),
+            self.environment.clone(),
+            self.backend.clone(),
+        );
+        let stacks = &stacks;
         let mut results = Vec::with_capacity(projects.len());
         for chunk in projects.chunks(AT_ONCE) {
             let read: Vec<ProjectOutputs> = std::thread::scope(|scope| {
-                let handles: Vec<_> = chunk.iter().map(|project| scope.spawn(move || self.read(project))).collect();
+                let handles: Vec<_> =
+                    chunk.iter().map(|project| scope.spawn(move || self.read(project, stacks))).collect();
                 handles
                     .into_iter()
                     .zip(chunk)
@@ -56,7 +66,7 @@ impl OutputReader<'_> {
         results
     }
 
-    fn read(&self, project: &Project) -> ProjectOutputs {
+    fn read(&self, project: &Project, stacks: &BackendStacks) -> ProjectOutputs {
         let dir: PathBuf = self.provider.dir_of(project);
         let not_deployed = PulumiManifest::load(&dir)
             .is_ok_and(|manifest| self.backend.stack_exists(&manifest.name, self.stack) == Some(false));
@@ -67,7 +77,11 @@ impl OutputReader<'_> {
                 deployed: false,
             };
         }
-        let outputs = self.read_dir(&dir);
+        let from_backend = PulumiManifest::load(&dir).ok().and_then(|manifest| stacks.outputs_of(&manifest.name).ok());
+        let outputs = match from_backend {
+            Some(read) => Ok(self.shown(read)),
+            None => self.read_dir(&dir),
+        };
         ProjectOutputs { project: project.path.to_string(), outputs, deployed: true }
     }
 
@@ -106,6 +120,21 @@ impl OutputReader<'_> {
         }
         // Values Pulumi does not know as secret but the runner does (a token from the environment).
         Ok(outputs.into_iter().map(|(name, value)| (name, mask_value(value, self.mask))).collect())
+    }
+}
+
+impl OutputReader<'_> {
+    /// As `pulumi stack output --json` prints them: secrets `[secret]` unless `show_secrets`,
+    /// and what the runner knows as secret masked.
+    fn shown(&self, read: StackOutputsRead) -> serde_json::Map<String, serde_json::Value> {
+        read.values
+            .into_iter()
+            .map(|(name, value)| match self.show_secrets {
+                true => (name, value),
+                false if read.secret.contains(&name) => (name, serde_json::Value::String("[secret]".into())),
+                false => (name, mask_value(value, self.mask)),
+            })
+            .collect()
     }
 }
 

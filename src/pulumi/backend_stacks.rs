@@ -1,45 +1,41 @@
-//! The fingerprints of `up`s, computed from the project's inputs and its upstream outputs as the
-//! backend holds them, and read back from the backend for a skip's proof. No `pulumi` process.
+//! The run's stacks as the backend holds them, read without a `pulumi` process: the fingerprints
+//! of `up`s (the project's inputs and its upstream outputs) and their proofs for a skip, and the
+//! stack outputs hooks, gates and reports read.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use super::backend_state_files::StateReadError;
 use super::{input_digest, Backend, ChildEnvironment, ProjectInputs, PulumiManifest};
-use crate::backend::{Checkpoint, DigestSalt, PassphraseKey, StackState, StateFiles, UpFingerprint, UpstreamOutputs};
+use crate::backend::{
+    checkpoint, Checkpoint, DigestSalt, PassphraseKey, StackOutputsRead, StackState, StateFiles, UpFingerprint,
+    UpstreamOutputs,
+};
 use crate::provider::{Project, ProjectPath, Provider};
 
-/// What every fingerprint of a run reads.
-pub struct UpFingerprints {
+/// What every read of a run's stacks needs.
+pub struct BackendStacks {
     pub provider: Provider,
     pub stack: String,
     pub environment: ChildEnvironment,
-    pub pulumi: PathBuf,
-    pub stack_config_file: PathBuf,
     pub backend: Backend,
     /// Opened once per run: one client per store.
-    files: OnceLock<Result<Arc<dyn StateFiles>, String>>,
+    files: OnceLock<Result<Arc<dyn StateFiles>, StateReadError>>,
 }
 
-impl UpFingerprints {
-    pub fn new(
-        provider: Provider,
-        stack: String,
-        environment: ChildEnvironment,
-        pulumi: PathBuf,
-        stack_config_file: PathBuf,
-        backend: Backend,
-    ) -> Self {
-        Self { provider, stack, environment, pulumi, stack_config_file, backend, files: OnceLock::new() }
+impl BackendStacks {
+    pub fn new(provider: Provider, stack: String, environment: ChildEnvironment, backend: Backend) -> Self {
+        Self { provider, stack, environment, backend, files: OnceLock::new() }
     }
 
-    pub fn files(&self) -> Result<&Arc<dyn StateFiles>, String> {
+    pub fn files(&self) -> Result<&Arc<dyn StateFiles>, StateReadError> {
         self.files.get_or_init(|| self.backend.state_files(&self.environment)).as_ref().map_err(Clone::clone)
     }
 
     /// The shared stack file's encryption salt: the same in every checkout of the stack.
-    fn salt(&self) -> DigestSalt {
-        let text = std::fs::read_to_string(&self.stack_config_file).unwrap_or_default();
+    fn salt(&self, stack_config_file: &Path) -> DigestSalt {
+        let text = std::fs::read_to_string(stack_config_file).unwrap_or_default();
         let salt = serde_yaml::from_str::<serde_yaml::Value>(&text)
             .ok()
             .and_then(|file| file.get("encryptionsalt").and_then(serde_yaml::Value::as_str).map(str::to_string));
@@ -60,9 +56,27 @@ impl UpFingerprints {
 
     /// The checkpoint of `project`'s stack; `None` when it cannot be read or is not there.
     pub fn checkpoint(&self, project: &Project) -> Option<Checkpoint> {
-        let files = self.files().ok()?;
-        let name = self.stack_name(project)?;
-        StackState::new(files.as_ref(), &name, &self.stack).checkpoint().ok().flatten()
+        self.checkpoint_of(&self.stack_name(project)?).ok().flatten()
+    }
+
+    /// The checkpoint of the stack of the Pulumi project named `name`; `None` when there is none.
+    pub fn checkpoint_of(&self, name: &str) -> Result<Option<Checkpoint>, StateReadError> {
+        let files = self.files()?;
+        StackState::new(files.as_ref(), name, &self.stack)
+            .checkpoint()
+            .map_err(|missing| StateReadError::Unreadable(missing.to_string()))
+    }
+
+    /// The outputs of the stack of the Pulumi project named `name`, secrets in clear, and the
+    /// names of the secret ones; why not when the backend or a secret cannot be read here (Pulumi
+    /// Cloud, a KMS secrets provider, no passphrase): `pulumi stack output` reads them then.
+    pub fn outputs_of(&self, name: &str) -> Result<StackOutputsRead, StateReadError> {
+        let Some(checkpoint) = self.checkpoint_of(name)? else {
+            return Ok(StackOutputsRead::default());
+        };
+        let outputs = checkpoint.stack_outputs().unwrap_or_default();
+        let key = self.key_of(&checkpoint);
+        checkpoint::plain_outputs(&outputs, key.as_ref()).ok_or(StateReadError::SealedSecret)
     }
 
     /// The key that opens a checkpoint's secrets, when its provider is the passphrase and the
@@ -71,14 +85,16 @@ impl UpFingerprints {
         PassphraseKey::open(checkpoint.passphrase_salt()?, &self.passphrase()?).ok()
     }
 
-    /// What `project`'s `up` would be made with now, as the message the update keeps.
+    /// What `project`'s `up` would be made with now, as the message the update keeps: `pulumi`
+    /// and the shared stack file are inputs too.
     pub fn fingerprint(
         &self,
         project: &Project,
         upstream: &[ProjectPath],
         reads: Option<&BTreeSet<String>>,
+        (pulumi, stack_config_file): (&Path, &Path),
     ) -> Option<String> {
-        let salt = self.salt();
+        let salt = self.salt(stack_config_file);
         let mut entry = serde_json::to_value(project).ok()?;
         if let Some(entry) = entry.as_object_mut() {
             // Where in the provider file it was written is no input of the program.
@@ -92,13 +108,13 @@ impl UpFingerprints {
             .or_else(|| self.environment.get("HOME").map(|home| PathBuf::from(home).join(".pulumi")))
             .map(|home| home.join("plugins"));
         let folder = self.provider.dir_of(project);
-        let stack_files = [self.stack_config_file.clone()];
+        let stack_files = [stack_config_file.to_path_buf()];
         let entry = entry.to_string();
         let inputs = ProjectInputs {
             folder: &folder,
             stack_files: &stack_files,
             environment: &self.environment,
-            pulumi: &self.pulumi,
+            pulumi,
             entry: entry.as_bytes(),
             plugins: plugins.as_deref(),
         };
@@ -118,12 +134,12 @@ impl UpFingerprints {
 
     /// The fingerprint `project`'s last `up` kept, when the backend proves its stack is as that
     /// `up` left it; otherwise which proof is missing.
-    pub fn deployed(&self, project: &Project) -> Result<String, String> {
+    pub fn deployed(&self, project: &Project) -> Result<String, StateReadError> {
         let files = self.files()?;
-        let name = self.stack_name(project).ok_or_else(|| "its `Pulumi.yaml` cannot be read".to_string())?;
+        let name = self.stack_name(project).ok_or(StateReadError::NoManifest)?;
         StackState::new(files.as_ref(), &name, &self.stack)
             .last_up()
             .map(|found| found.message())
-            .map_err(|missing| missing.to_string())
+            .map_err(|missing| StateReadError::Unreadable(missing.to_string()))
     }
 }
