@@ -12,6 +12,7 @@ mod support;
 mod tmux_session;
 
 mod affected_test;
+mod backend_proof_test;
 mod blob_doctor_test;
 mod blob_lock_test;
 mod cancelled_destroy_test;
