@@ -10,11 +10,17 @@ fn drifted(record: &ProjectRecord) -> bool {
 }
 
 /// The last `drift` result of a project: `drifted (2): update aws:... x, ...`, `no drift`, or `-`.
-pub fn last_drift(runs: &[RunRecord], project: &str) -> String {
+/// A verdict older than the stack's newest update in the backend (`changed`, seconds since the
+/// epoch) says so: it no longer describes the stack.
+pub fn last_drift(runs: &[RunRecord], project: &str, changed: Option<f64>) -> String {
     let last = runs.iter().rev().filter(|run| run.operation == Operation::Drift).find_map(|run| {
         run.project(project).filter(|record| record.result != ProjectState::Pending).map(|record| (run, record))
     });
     let Some((run, record)) = last else { return "-".into() };
+    // Pulumi names its records in nanoseconds; the run's end is its own clock, to the millisecond.
+    if changed.zip(record.ended.or(run.ended)).is_some_and(|(changed, ended)| changed > ended + 1.0) {
+        return format!("stale: the stack changed after ({})", run.run_id);
+    }
     let verdict = match record.result {
         ProjectState::Succeeded if drifted(record) => {
             let count = record.drifted.len().max(1);

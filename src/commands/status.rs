@@ -6,13 +6,22 @@ use crate::cli::{Settings, StackSettings};
 use crate::error::Result;
 use crate::exit_status::ExitStatus;
 use crate::history::{ProjectState, RunStore};
+use crate::pulumi::BackendStacks;
 
 /// `runner status`: for every project of the provider, its last recorded operation and result.
 pub fn status(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &stack.provider)?;
     let runs = RunStore::new(&settings.root.state_dir()).runs_of(&loaded.provider.name, &stack.stack);
-    let mut rows = vec![["project", "last", "result", "ended", "run", "last drift"].map(String::from)];
+    let environment = crate::pulumi::ChildEnvironment::build(std::env::vars(), &stack.environment, &settings.root);
+    let backend = crate::pulumi::Backend::from_environment(&environment);
+    // What the backend holds now: this checkout's records say what happened, not what is there.
+    let stacks = BackendStacks::new(loaded.provider.clone(), stack.stack.clone(), environment, backend);
+    let mut rows = vec![["project", "last", "result", "ended", "run", "stack", "last drift"].map(String::from)];
     for project in loaded.graph.projects() {
+        let facts = stacks.facts(project).ok();
+        let shown_stack = facts.map_or_else(|| "-".to_string(), |facts| facts.describe());
+        let changed = facts.and_then(|facts| facts.last_update).and_then(|at| at.duration_since(UNIX_EPOCH).ok());
+        let changed = changed.map(|at| at.as_secs_f64());
         let last = runs.iter().rev().find_map(|run| {
             run.project(project.path.as_str())
                 .filter(|record| record.result != ProjectState::Pending)
@@ -27,13 +36,26 @@ pub fn status(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> 
                         humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs_f64(at.max(0.0))).to_string()
                     })
                     .unwrap_or_else(|| "-".into());
-                let drift = super::drift_status::last_drift(&runs, project.path.as_str());
-                [path, run.operation.to_string(), record.result.to_string(), ended, run.run_id.clone(), drift]
+                let drift = match facts {
+                    Some(facts) if !facts.is_deployed() => "-".into(),
+                    _ => super::drift_status::last_drift(&runs, project.path.as_str(), changed),
+                };
+                [
+                    path,
+                    run.operation.to_string(),
+                    record.result.to_string(),
+                    ended,
+                    run.run_id.clone(),
+                    shown_stack,
+                    drift,
+                ]
             }
             // This copy never ran it; another one sharing the backend may have.
             None => match backend_status(settings, stack, &loaded, &project.path) {
-                Some((operation, result, ended)) => [path, operation, result, ended, "-".into(), "(backend)".into()],
-                None => [path, "-".into(), "never run".into(), "-".into(), "-".into(), "-".into()],
+                Some((operation, result, ended)) => {
+                    [path, operation, result, ended, "-".into(), shown_stack, "(backend)".into()]
+                }
+                None => [path, "-".into(), "never run".into(), "-".into(), "-".into(), shown_stack, "-".into()],
             },
         });
     }
@@ -66,14 +88,15 @@ fn backend_status(
 }
 
 /// The rows as columns two spaces apart, in at most `columns` when a terminal is that wide: the
-/// run column goes first (`history` lists the runs), then the time, then the last column is cut.
-fn fitted_table(rows: &[[String; 6]], columns: Option<usize>) -> Vec<String> {
+/// run column goes first (`history` lists the runs), then the time, then the stack (`runner outputs`
+/// reads it), then the last column is cut.
+fn fitted_table(rows: &[[String; 7]], columns: Option<usize>) -> Vec<String> {
     let widths = |index: usize| rows.iter().map(|row| console::measure_text_width(&row[index])).max().unwrap_or(0);
     let total = |kept: &[usize]| kept.iter().map(|&index| widths(index) + 2).sum::<usize>() - 2;
-    let mut kept: Vec<usize> = (0..6).collect();
-    for dropped in [4, 3] {
+    let mut kept: Vec<usize> = (0..7).collect();
+    for dropped in [4, 3, 5] {
         // The last column needs a few readable words; it is cut to the rest.
-        let needed = total(&kept) - widths(5) + widths(5).min(16);
+        let needed = total(&kept) - widths(6) + widths(6).min(16);
         if columns.is_some_and(|columns| needed > columns) {
             kept.retain(|&index| index != dropped);
         }
@@ -102,10 +125,11 @@ mod tests {
     fn a_terminal_gets_the_table_in_its_width_and_a_pipe_gets_every_column() {
         let run = "20261124T072858Z-4f2a9c1e".to_string();
         let row = |project: &str, drift: String| {
-            [project, "drift", "succeeded", "2026-11-24T07:28:58Z", run.as_str(), drift.as_str()].map(String::from)
+            [project, "drift", "succeeded", "2026-11-24T07:28:58Z", run.as_str(), "12 resources", drift.as_str()]
+                .map(String::from)
         };
         let rows = vec![
-            ["project", "last", "result", "ended", "run", "last drift"].map(String::from),
+            ["project", "last", "result", "ended", "run", "stack", "last drift"].map(String::from),
             row("kubernetes/applications/sirius", format!("drifted (2): update aws:ec2/vpc:Vpc main, ... ({run})")),
             row("infrastructure/kubeconfig", format!("no drift ({run})")),
         ];

@@ -18,6 +18,9 @@ pub struct StackTarget {
     pub dir: PathBuf,
     /// `None` when only running the CLI can tell.
     pub exists: Option<bool>,
+    /// Resources the backend holds in it now (the stack itself included): 0 once destroyed;
+    /// `None` when only the CLI can tell.
+    pub resources: Option<usize>,
 }
 
 /// How one operation of the CLI ended.
@@ -80,10 +83,13 @@ pub trait ProjectCli: Send + Sync + 'static {
     /// Finds the project's stack; an error means the project cannot run at all.
     fn locate_stack(&self, project: &Project) -> impl Future<Output = Result<StackTarget, ProjectCliError>> + Send;
 
+    /// Creates the stack `operation` needs; a `preview` over mock outputs runs on a throwaway
+    /// backend and creates nothing in the real one.
     fn create_stack(
         &self,
         project: &Project,
         stack: &StackTarget,
+        operation: Operation,
         events: &EventSender,
         cancellation: &Cancellation,
     ) -> impl Future<Output = Result<(), FailureDetail>> + Send;

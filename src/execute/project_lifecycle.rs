@@ -222,9 +222,14 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             if matches!(operation, Operation::Refresh | Operation::Drift) {
                 return report.finish(ProjectResult::NotDeployed, &nothing, Some(not_deployed(&stack.name)), None);
             }
-            if let Err(failure) = self.cli.create_stack(&project, &stack, &events, &cancellation).await {
+            if let Err(failure) = self.cli.create_stack(&project, &stack, operation, &events, &cancellation).await {
                 return report.failed(&nothing, failure);
             }
+        }
+        // A destroyed stack is kept, empty: nothing in it can drift or be refreshed.
+        if stack.resources == Some(0) && matches!(operation, Operation::Refresh | Operation::Drift) {
+            let reason = format!("stack `{}` holds no resources: destroyed, or never updated", stack.name);
+            return report.finish(ProjectResult::NotDeployed, &nothing, Some(reason), None);
         }
         let mut outcome =
             self.cli.run_operation(&project, &stack, operation, request.fingerprint, &events, &cancellation).await;
@@ -234,7 +239,7 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             return report.finish(ProjectResult::NotDeployed, &nothing, Some(not_deployed(&stack.name)), None);
         }
         if missing && operation != Operation::Destroy {
-            if let Err(failure) = self.cli.create_stack(&project, &stack, &events, &cancellation).await {
+            if let Err(failure) = self.cli.create_stack(&project, &stack, operation, &events, &cancellation).await {
                 return report.failed(&outcome.progress, failure);
             }
             outcome =

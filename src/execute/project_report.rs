@@ -49,7 +49,8 @@ impl ProjectResult {
     /// Whether it ended as it should, with nothing left for `--resume`: the one rule the footer,
     /// the summary, the reports and the resume point share (`history::ProjectState::is_done`).
     pub fn is_done(self) -> bool {
-        matches!(self, ProjectResult::Succeeded | ProjectResult::Unchanged)
+        // A stack with nothing in it: running the refresh or drift again finds the same.
+        matches!(self, ProjectResult::Succeeded | ProjectResult::Unchanged | ProjectResult::NotDeployed)
     }
 
     /// Whether what waits on this project may start: a missing stack stops nobody from

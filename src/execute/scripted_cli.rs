@@ -64,13 +64,19 @@ pub fn failure(message: &str) -> OperationOutcome {
 
 impl ProjectCli for ScriptedCli {
     async fn locate_stack(&self, project: &Project) -> Result<StackTarget, super::ProjectCliError> {
-        Ok(StackTarget { name: format!("dev-{}", project.path), dir: PathBuf::from("."), exists: self.exists })
+        Ok(StackTarget {
+            name: format!("dev-{}", project.path),
+            dir: PathBuf::from("."),
+            exists: self.exists,
+            resources: None,
+        })
     }
 
     async fn create_stack(
         &self,
         project: &Project,
         _: &StackTarget,
+        _: Operation,
         _: &EventSender,
         _: &Cancellation,
     ) -> Result<(), FailureDetail> {

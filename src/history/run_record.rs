@@ -46,7 +46,7 @@ pub enum ProjectState {
 impl ProjectState {
     /// Ended as it should: `--resume` leaves it alone. Agrees with `ProjectResult::is_done`.
     pub fn is_done(self) -> bool {
-        matches!(self, ProjectState::Succeeded | ProjectState::Unchanged)
+        matches!(self, ProjectState::Succeeded | ProjectState::Unchanged | ProjectState::NotDeployed)
     }
 
     pub fn as_str(self) -> &'static str {

@@ -14,6 +14,30 @@ use crate::backend::{
 };
 use crate::provider::{Project, ProjectPath, Provider};
 
+/// A stack as the backend holds it now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StackFacts {
+    /// `None` when the backend holds no such stack.
+    pub resources: Option<usize>,
+    /// When its newest update record was written.
+    pub last_update: Option<std::time::SystemTime>,
+}
+
+impl StackFacts {
+    /// `12 resources`, `empty (destroyed, or never updated)`, `not in the backend`.
+    pub fn describe(&self) -> String {
+        match self.resources {
+            None => "not in the backend".into(),
+            Some(0) => "empty (destroyed, or never updated)".into(),
+            Some(count) => crate::text::counted(count, "resource"),
+        }
+    }
+
+    pub fn is_deployed(&self) -> bool {
+        self.resources.is_some_and(|count| count > 0)
+    }
+}
+
 /// What every read of a run's stacks needs.
 pub struct BackendStacks {
     pub provider: Provider,
@@ -65,6 +89,21 @@ impl BackendStacks {
         StackState::new(files.as_ref(), name, &self.stack)
             .checkpoint()
             .map_err(|missing| StateReadError::Unreadable(missing.to_string()))
+    }
+
+    /// What the backend holds of `project`'s stack now, read for every verdict on its health.
+    pub fn facts(&self, project: &Project) -> Result<StackFacts, StateReadError> {
+        let files = self.files()?;
+        let name = self.stack_name(project).ok_or(StateReadError::NoManifest)?;
+        let state = StackState::new(files.as_ref(), &name, &self.stack);
+        let unreadable =
+            |err: &dyn std::error::Error| StateReadError::Unreadable(crate::error::ErrorChain(err).to_string());
+        let checkpoint = state.checkpoint().map_err(|missing| unreadable(&missing))?;
+        let history = state.history().map_err(|err| unreadable(&err))?;
+        let last_update = history.first().map(|newest| {
+            std::time::UNIX_EPOCH + std::time::Duration::from_nanos(newest.nanos.min(u64::MAX as u128) as u64)
+        });
+        Ok(StackFacts { resources: checkpoint.map(|checkpoint| checkpoint.resource_count()), last_update })
     }
 
     /// The outputs of the stack of the Pulumi project named `name`, secrets in clear, and the

@@ -37,6 +37,7 @@ pub async fn mock_outputs(
     }
     let (provider, project, backend, stack) =
         (context.provider.clone(), project.clone(), context.backend.clone(), context.stack.clone());
+    let salt = encryption_salt(&context.stack_config_file);
     let environment = context.environment.vars().clone();
     let built = tokio::task::spawn_blocking(move || {
         let missing = missing_upstream(&provider, &project, &backend, &stack);
@@ -51,7 +52,8 @@ pub async fn mock_outputs(
             ));
         }
         let dir = tempfile::Builder::new().prefix("runner-mocks-").tempdir().map_err(|err| err.to_string())?;
-        let url = mock_backend(dir.path(), &backend, &stack, &missing)
+        let own = PulumiManifest::load(&provider.dir_of(&project)).map(|manifest| manifest.name).unwrap_or_default();
+        let url = mock_backend(dir.path(), &backend, &stack, &missing, (&own, salt.as_deref()))
             .map_err(|err| format!("cannot build the backend of mock outputs: {}", crate::error::ErrorChain(&err)))?;
         let mut environment = environment;
         environment.insert("PULUMI_BACKEND_URL".into(), url);
@@ -109,13 +111,23 @@ pub fn missing_upstream(
         .collect()
 }
 
+/// The `encryptionsalt` of a stack file, when it has one.
+fn encryption_salt(stack_file: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(stack_file).ok()?;
+    let document: serde_yaml::Value = serde_yaml::from_str(&text).ok()?;
+    document.get("encryptionsalt")?.as_str().map(str::to_string)
+}
+
 /// Builds the throwaway backend in `dir`: every state file of `stack` copied from `backend`,
-/// the mocked ones written over them. Returns its `PULUMI_BACKEND_URL`.
+/// the mocked ones written over them, and the previewed project's own stack as `stack init`
+/// leaves it when the real backend has none, so the preview creates nothing there. Returns its
+/// `PULUMI_BACKEND_URL`.
 pub fn mock_backend(
     dir: &Path,
     backend: &Backend,
     stack: &str,
     missing: &[MissingUpstream],
+    (own, salt): (&str, Option<&str>),
 ) -> std::io::Result<String> {
     let stacks = dir.join(".pulumi").join("stacks");
     std::fs::create_dir_all(&stacks)?;
@@ -150,6 +162,16 @@ pub fn mock_backend(
         std::fs::create_dir_all(file.parent().unwrap_or(dir))?;
         let _ = std::fs::remove_file(file.with_extension("json.gz"));
         std::fs::write(&file, state.to_string())?;
+    }
+    let own_file = state_file(dir, own, stack);
+    if !own.is_empty() && !own_file.is_file() && !own_file.with_extension("json.gz").is_file() {
+        let mut latest = serde_json::json!({"manifest": {"time": "1970-01-01T00:00:00Z", "magic": "", "version": ""}});
+        if let Some(salt) = salt {
+            latest["secrets_providers"] = serde_json::json!({"type": "passphrase", "state": {"salt": salt}});
+        }
+        let state = serde_json::json!({"version": 3, "checkpoint": {"stack": backend.qualified_stack(own, stack), "latest": latest}});
+        std::fs::create_dir_all(own_file.parent().unwrap_or(dir))?;
+        std::fs::write(&own_file, state.to_string())?;
     }
     Ok(format!("file://{}", dir.display()))
 }

@@ -44,7 +44,7 @@ pub use ansi_codes::strip_ansi_codes;
 pub use aws_profile::AwsProfile;
 pub use azure_identity::AzureIdentity;
 pub use backend::Backend;
-pub use backend_stacks::BackendStacks;
+pub use backend_stacks::{BackendStacks, StackFacts};
 pub use child_environment::ChildEnvironment;
 pub use encryption_salt::adopt_encryption_salt;
 pub use event_log::{parse_event_line, strip_color_tags, EngineEvent, EventLogTail};

@@ -63,6 +63,7 @@ mod seed_prerequisite_test;
 mod show_graphviz_test;
 mod show_test;
 mod stack_history_real_test;
+mod stack_truth_test;
 mod stack_writers_test;
 mod stopping_children_test;
 mod string_error_rule_test;

@@ -245,6 +245,14 @@ fn ext_a_preview_reads_the_mock_outputs_of_an_upstream_never_deployed_and_up_ref
     let events = std::fs::read_to_string(workspace.path(&events)).unwrap();
     assert!(events.contains("10.99.0.0/16"), "the mocked cidr is not in the preview");
 
+    // The preview wrote nothing to the real backend: the cluster's stack is not there.
+    let created: Vec<String> = workspace
+        .listing()
+        .into_iter()
+        .filter(|file| file.starts_with(".runner/backend/.pulumi/stacks/local-cluster/"))
+        .collect();
+    assert!(created.is_empty(), "a mocked preview created {created:?}");
+
     let mut args = vec!["up"];
     args.extend_from_slice(&only);
     let up = workspace.run(&args);

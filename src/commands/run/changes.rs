@@ -114,6 +114,30 @@ pub fn changes_fail_the_run(run: &RunSettings, report: Option<&ChangeReport>) ->
     false
 }
 
+/// A `drift` that found stacks destroyed or never deployed is no clean bill of health: a nightly
+/// drift job on a torn-down environment fails (exit 3), saying which stacks hold nothing.
+pub fn nothing_deployed_fails_drift(run: &RunSettings, summary: &RunSummary) -> bool {
+    if run.operation != Operation::Drift {
+        return false;
+    }
+    let empty: Vec<&str> = summary
+        .ordered()
+        .into_iter()
+        .filter(|report| report.result == ProjectResult::NotDeployed)
+        .map(|report| report.project.as_str())
+        .collect();
+    if empty.is_empty() {
+        return false;
+    }
+    crate::text::stderr_line!(
+        "drift: {} of {} hold nothing (destroyed, or never deployed): {}",
+        empty.len(),
+        crate::text::counted(summary.reports.len(), "stack"),
+        empty.join(", ")
+    );
+    true
+}
+
 /// After `up`: the outputs the provider marks worth showing (`show_outputs`), secrets masked.
 pub fn print_shown_outputs(reader: &OutputReader<'_>, summary: &RunSummary) {
     let projects: Vec<_> = summary

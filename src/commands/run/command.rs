@@ -8,6 +8,7 @@ use crate::cli::{RunSettings, Settings};
 use crate::commands::run::outcome::{finish_run, report_stack_locks};
 use crate::commands::run::secret_mask::{run_secret_mask, StoredConfigSecrets};
 use crate::commands::run::signals::RunSignals;
+use crate::commands::shared::passphrase_check::check_passphrase;
 use crate::commands::{preflight_and_gather, LoadedProvider, StackCheck};
 use crate::config::{add_stack_config_values, StackConfigEdit};
 use crate::error::{Result, UserError};
@@ -52,14 +53,10 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         selected: &selected,
     };
     let pending = preflight_and_gather(&context)?;
+    // Once, before anything runs: not two projects failing mid-run and three skipped.
+    let typed = pending.passphrase.as_deref();
     if backend.uses_passphrase() {
-        // Once, before anything runs: not two projects failing mid-run and three skipped.
-        crate::commands::shared::passphrase_check::check_passphrase(
-            &run.stack.stack,
-            check.config.path(),
-            &environment,
-            pending.passphrase.as_deref(),
-        )?;
+        check_passphrase(&run.stack.stack, check.config.path(), &environment, typed)?;
     }
     if !pending.config_values.is_empty() {
         // Refused before the lock, the history and the backend are touched, not halfway through.
@@ -152,7 +149,10 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let cwd = std::env::current_dir().ok();
     crate::text::stderr_text!("{}", report::run_footer(&summary, &resume, cwd.as_deref()));
     crate::commands::run::kubeconfig_record::after_run(settings, run, &loaded, &summary);
-    if status == ExitStatus::Success && crate::commands::run::changes::changes_fail_the_run(run, changes.as_ref()) {
+    use crate::commands::run::changes::{changes_fail_the_run, nothing_deployed_fails_drift};
+    if status == ExitStatus::Success
+        && (changes_fail_the_run(run, changes.as_ref()) || nothing_deployed_fails_drift(run, &summary))
+    {
         return Ok(ExitStatus::ChangesFound);
     }
     Ok(status)

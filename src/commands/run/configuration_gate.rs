@@ -41,6 +41,15 @@ pub fn gather_configuration(context: &RunContext) -> Result<PendingConfiguration
         }
     }
 
+    // `drift` only reads: it writes no stack file and asks for no configuration. What it cannot
+    // read without them, `pulumi` says for the project that needs it.
+    if run.operation == Operation::Drift {
+        return match missing.is_empty() {
+            true => Ok(pending),
+            false => Err(UserError::MissingConfig { stack: run.stack.stack.clone(), missing }),
+        };
+    }
+
     match &prompter {
         Some(prompter) => {
             for name in &check.absent {
