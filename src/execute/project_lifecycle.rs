@@ -150,8 +150,9 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         let project = self.context.graph.project(node).clone();
         let as_prerequisite = operation != self.context.operation;
         let graph = &self.context.graph;
+        // Declared dependencies and, by the cluster rule, the cluster it is deployed into.
         let upstream: Vec<ProjectPath> =
-            graph.dependencies(node).into_iter().map(|node| graph.project(node).path.clone()).collect();
+            crate::plan::waited_for(graph, node).into_iter().map(|node| graph.project(node).path.clone()).collect();
         let rule = &self.context.unchanged;
         let compared = rule.compared_upstream(&project.path, &upstream);
         let reads = rule.reads(&project.path);

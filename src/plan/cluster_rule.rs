@@ -62,6 +62,39 @@ pub(super) fn steps(graph: &ProjectGraph, operation: Operation, selected: &BTree
     steps
 }
 
+/// Whether `waiter` is deployed into what `node` provides beyond what it declares: a kubernetes
+/// project that needs the cluster, and a project marked `provides_cluster`. A phase barrier
+/// (none marked, or `strict_phase_barrier`) orders projects but passes nothing between them.
+fn waits_beyond_declared(graph: &ProjectGraph, node: NodeIndex, waiter: NodeIndex) -> bool {
+    let (project, waiting) = (graph.project(node), graph.project(waiter));
+    waiting.phase == Phase::Kubernetes && waiting.needs_cluster && project.provides_cluster
+}
+
+/// The projects that wait for `node` in an `up`: its declared dependents and, by the cluster
+/// rule, what needs the cluster it provides. `--with-dependents`, `--from` and `--affected`
+/// follow these, so a change of the cluster reaches everything deployed into it.
+pub fn waiting_for(graph: &ProjectGraph, node: NodeIndex) -> Vec<NodeIndex> {
+    let mut waiting = graph.dependents(node);
+    for other in 0..graph.len() {
+        if !waiting.contains(&other) && waits_beyond_declared(graph, node, other) {
+            waiting.push(other);
+        }
+    }
+    waiting
+}
+
+/// The projects `node` waits for in an `up`: its declared dependencies and, by the cluster rule,
+/// the cluster it needs. What a skip of `node` compares.
+pub fn waited_for(graph: &ProjectGraph, node: NodeIndex) -> Vec<NodeIndex> {
+    let mut waited = graph.dependencies(node);
+    for other in 0..graph.len() {
+        if !waited.contains(&other) && waits_beyond_declared(graph, other, node) {
+            waited.push(other);
+        }
+    }
+    waited
+}
+
 /// The selected cluster providers that no other selected cluster provider waits for, directly
 /// or through selected projects: waiting for these covers every cluster provider, with one
 /// visible reason per project instead of the whole chain.

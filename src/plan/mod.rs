@@ -6,6 +6,7 @@ mod operation;
 mod plan_dag;
 mod selection;
 
+pub use cluster_rule::{waited_for, waiting_for};
 pub use critical_path::CriticalPath;
 pub use execution_plan::{BarrierReason, ExecutionPlan, PhaseBarrier, PlanStep, StartPriority};
 pub use forecast::{forecast_remaining, StepProgress};

@@ -33,19 +33,19 @@ impl Selection {
         };
         if let Some(affected) = &self.affected {
             let seeds = affected.iter().map(|name| node(graph, name, provider)).collect::<Result<Vec<_>>>()?;
-            let reached = closure(graph, seeds, |n| graph.dependents(n));
+            let reached = closure(graph, seeds, |n| super::waiting_for(graph, n));
             selected = selected.intersection(&reached).copied().collect();
         }
         if let Some(from) = &self.from {
             let start = node(graph, from, provider)?;
-            let downstream = closure(graph, [start], |n| graph.dependents(n));
+            let downstream = closure(graph, [start], |n| super::waiting_for(graph, n));
             selected = if self.only.is_empty() { downstream } else { selected.union(&downstream).copied().collect() };
         }
         if self.with_dependencies {
             selected = closure(graph, selected.iter().copied(), |n| graph.dependencies(n));
         }
         if self.with_dependents {
-            selected = closure(graph, selected.iter().copied(), |n| graph.dependents(n));
+            selected = closure(graph, selected.iter().copied(), |n| super::waiting_for(graph, n));
         }
         for name in &self.exclude {
             selected.remove(&node(graph, name, provider)?);
@@ -162,5 +162,35 @@ mod tests {
         let graph = graph();
         let err = Selection { only: vec!["bb".into()], ..Default::default() }.resolve(&graph, "p").unwrap_err();
         assert!(err.to_string().contains("unknown project `bb` (did you mean `b`?)"), "{err}");
+    }
+
+    /// `--with-dependents`, `--from` and `--affected` reach what is deployed into the cluster
+    /// without declaring it, whatever the barrier; a project that needs no cluster, and any
+    /// project when no cluster provider is marked, is reached only through what it declares.
+    #[test]
+    fn following_dependents_follows_the_cluster_rule() {
+        use crate::provider::Phase::Kubernetes as K;
+        let spec: &[(&str, crate::provider::Phase, &[&str])] =
+            &[("net", I, &[]), ("cluster", I, &["net"]), ("registry", I, &[]), ("app", K, &[]), ("image", K, &[])];
+        for (marked, strict) in [(true, false), (false, false), (true, true), (false, true)] {
+            let mut provider = provider(spec);
+            provider.projects[1].provides_cluster = marked;
+            provider.projects[4].needs_cluster = false;
+            provider.strict_phase_barrier = strict;
+            let graph = ProjectGraph::build(&provider).unwrap();
+            let resolve = |selection: Selection| names(&graph, &selection.resolve(&graph, "p").unwrap());
+            let with = Selection { only: vec!["cluster".into()], with_dependents: true, ..Default::default() };
+            let expected = if marked { vec!["app", "cluster"] } else { vec!["cluster"] };
+            let mut got = resolve(with);
+            got.sort();
+            assert_eq!(got, expected, "marked {marked}, strict {strict}");
+            let mut affected = resolve(Selection { affected: Some(vec!["net".into()]), ..Default::default() });
+            affected.sort();
+            let reached = if marked { vec!["app", "cluster", "net"] } else { vec!["cluster", "net"] };
+            assert_eq!(affected, reached, "marked {marked}, strict {strict}");
+            let registry =
+                resolve(Selection { only: vec!["registry".into()], with_dependents: true, ..Default::default() });
+            assert!(!registry.contains(&"app".to_string()), "marked {marked}, strict {strict}");
+        }
     }
 }
