@@ -47,9 +47,8 @@ here: by name from PATH, or by the full path of `./target/release/runner`.";
 #[derive(Debug, Parser)]
 #[command(name = "runner", version, about, after_help = AFTER_HELP, propagate_version = true)]
 pub struct Arguments {
-    /// Repository root (the folder holding `providers/`, or a MARA checkout); found from the current folder upward by default.
-    #[arg(long, global = true, value_name = "DIR")]
-    pub root: Option<PathBuf>,
+    #[command(flatten)]
+    pub global: super::global_arguments::GlobalArguments,
 
     #[command(subcommand)]
     pub command: CommandArguments,

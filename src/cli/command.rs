@@ -32,12 +32,14 @@ impl Command {
         // Completions need no repository.
         if let CommandArguments::Completions(completions) = &arguments.command {
             let root = RepositoryRoot::unchecked(&std::env::current_dir().unwrap_or_default());
-            return Ok((Settings { root, style: OutputStyle::detect() }, Command::Completions(completions.shell)));
+            let style = OutputStyle::detect(arguments.global.progress);
+            return Ok((Settings { root, style }, Command::Completions(completions.shell)));
         }
-        let root = match &arguments.root {
+        let root = match &arguments.global.root {
             Some(dir) => RepositoryRoot::at(dir)?,
             None => RepositoryRoot::discover(&std::env::current_dir().unwrap_or_default())?,
         };
+        let style = OutputStyle::detect(arguments.global.progress);
         let command = match arguments.command {
             CommandArguments::Providers => Command::Providers,
             CommandArguments::Show(show) => Command::Show(ShowSettings::from_arguments(show)),
@@ -82,6 +84,6 @@ impl Command {
                 }
             },
         };
-        Ok((Settings { root, style: OutputStyle::detect() }, command))
+        Ok((Settings { root, style }, command))
     }
 }

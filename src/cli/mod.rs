@@ -4,6 +4,7 @@ mod completion_context;
 mod config_set_settings;
 mod export_arguments;
 mod export_settings;
+mod global_arguments;
 #[cfg(test)]
 #[path = "help_text_tests.rs"]
 mod help_text_tests;

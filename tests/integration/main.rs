@@ -44,6 +44,7 @@ mod passphrase_test;
 mod pko_export_test;
 mod plural_rule_test;
 mod preflight_real_test;
+mod progress_mode_test;
 mod prompt_test;
 mod provider_key_errors_test;
 mod pulumi_lookup_test;
