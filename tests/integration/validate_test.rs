@@ -151,6 +151,22 @@ fn a_missing_environment_file_is_named_with_how_to_start_one() {
     runner_snapshot!("present", redactions, workspace.std_command(&args));
 }
 
+/// A CI job keeps its values in the job's environment: no environment file is the expected state
+/// there, and no advice to copy the example's demo passphrase over its secrets is printed. Where
+/// both set a value, which one wins is said, never the values.
+#[test]
+fn a_ci_job_with_its_values_in_the_environment_gets_no_environment_file_advice() {
+    let mut workspace = Workspace::new();
+    workspace.provider("demo", PROVIDER).project("a");
+    workspace.file("config/pulumi/environment.example", "PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=demo\n");
+    let backend = format!("file://{}", workspace.path(".state").display());
+    workspace.set_env("PULUMI_CONFIG_PASSPHRASE", "from-the-ci-secrets").set_env("PULUMI_BACKEND_URL", &backend);
+    let (redactions, args) = (Redactions::of(&workspace), ["validate", "--provider", "demo", "--stack", "dev"]);
+    runner_snapshot!("ci_without_a_file", redactions, workspace.std_command(&args));
+    workspace.env_file("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=from-the-file\n");
+    runner_snapshot!("ci_and_a_file_disagree", redactions, workspace.std_command(&args));
+}
+
 /// Every environment entry not known or declared plain is masked: a one-character value then
 /// masks that character everywhere. Said once, without the value, with the way out; a declared
 /// entry is quiet.

@@ -78,6 +78,7 @@ impl StackCheck {
         let mut warnings = config.float_warnings();
         warnings.extend(missing_environment_file(settings, stack));
         warnings.extend(short_secrets(settings, stack, provider));
+        warnings.extend(file_over_process(settings, stack));
         Ok(Self { config, warnings, defaults_to_write, missing, missing_secrets, absent })
     }
 }
@@ -86,6 +87,13 @@ impl StackCheck {
 /// passphrase, the backend and `KUBECONFIG` the user meant to set are silently not there.
 fn missing_environment_file(settings: &Settings, stack: &StackSettings) -> Option<StackConfigWarning> {
     if stack.environment.found() {
+        return None;
+    }
+    // CI keeps its values in the job's environment: there the missing file is the expected state,
+    // and copying the example would lay its demo passphrase over the CI secrets.
+    let set = |key: &str| std::env::var(key).is_ok_and(|value| !value.is_empty());
+    let passphrase = set("PULUMI_CONFIG_PASSPHRASE") || set("PULUMI_CONFIG_PASSPHRASE_FILE");
+    if set("PULUMI_BACKEND_URL") && passphrase {
         return None;
     }
     let path = stack.environment.path();
@@ -102,6 +110,26 @@ fn missing_environment_file(settings: &Settings, stack: &StackSettings) -> Optio
             "no environment file: the passphrase, the backend and `KUBECONFIG` come only from the process environment; {start}"
         ),
     })
+}
+
+/// An entry of the environment file that the process environment also sets, to another value:
+/// the file wins (as `pulumi` would see it through the runner), which a CI job setting its own
+/// value should hear. No value is printed.
+fn file_over_process(settings: &Settings, stack: &StackSettings) -> Vec<StackConfigWarning> {
+    let file = settings.root.relative(stack.environment.path()).display().to_string();
+    stack
+        .environment
+        .entries()
+        .iter()
+        .filter(|entry| std::env::var(&entry.key).is_ok_and(|value| !value.is_empty() && value != entry.value))
+        .map(|entry| StackConfigWarning {
+            location: crate::error::Location::line(file.clone(), entry.line),
+            message: format!(
+                "`{}` is set both here and in the process environment, to different values: this file's value is used",
+                entry.key
+            ),
+        })
+        .collect()
 }
 
 /// Below this many characters a secret is masked wherever its text appears, which is legal and
