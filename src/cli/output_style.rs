@@ -21,6 +21,9 @@ pub struct OutputStyle {
     pub color: bool,
     /// stdout is a terminal too: what is printed there is read by a person, not a pipe.
     pub stdout_terminal: bool,
+    /// `CI` is set: a job whose `.runner/` the next job will not have, so `--resume` means
+    /// nothing there.
+    pub ci_job: bool,
 }
 
 impl OutputStyle {
@@ -38,6 +41,7 @@ impl OutputStyle {
             interactive_terminal: terminal && !dumb && live,
             color: terminal && !no_color && !dumb,
             stdout_terminal: std::io::stdout().is_terminal(),
+            ci_job: in_ci,
         }
     }
 }

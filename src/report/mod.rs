@@ -22,7 +22,7 @@ pub use log_files::LogFiles;
 pub use merged_report::MergedReport;
 pub use plain_reporter::PlainReporter;
 pub use reporter::Reporter;
-pub use run_footer::run_footer;
+pub use run_footer::{ci_job_footer, run_footer};
 pub use run_summary::RunSummary;
 pub use terminal_reporter::TerminalReporter;
 

@@ -253,6 +253,12 @@ macro_rules! scenario_tests {
             }
 
             #[test]
+            fn ci_job_footer() {
+                let cwd = std::path::Path::new("/home/someone/mara");
+                check(concat!("ci_footer_", stringify!($scenario)), &super::super::ci_job_footer(&summary_of(&$events()), Some(cwd)));
+            }
+
+            #[test]
             fn terminal_lines() {
                 let mut reporter = TerminalReporter::hidden(100);
                 reporter.on_event(&$events()[0]);

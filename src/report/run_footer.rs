@@ -10,6 +10,17 @@ use crate::text::{counted, nonzero_counts};
 /// the logs are, which kubeconfig contexts were installed where, and on failure the command that
 /// continues the run. `resume_command` is that command; `cwd` shortens paths below it.
 pub fn run_footer(summary: &RunSummary, resume_command: &str, cwd: Option<&Path>) -> String {
+    footer(summary, resume_command, cwd, false)
+}
+
+/// As `run_footer`, for a CI job whose `.runner/` the next job will not have: `--resume` and the
+/// log folder mean nothing there, so the last lines (what GitLab and GitHub show of a failed job)
+/// name each failed project with Pulumi's own error, and the next step is to re-run the job.
+pub fn ci_job_footer(summary: &RunSummary, cwd: Option<&Path>) -> String {
+    footer(summary, "", cwd, true)
+}
+
+fn footer(summary: &RunSummary, resume_command: &str, cwd: Option<&Path>, ci_job: bool) -> String {
     let mut out = String::new();
     let operation = summary.info.as_ref().map(|info| info.operation.to_string()).unwrap_or_default();
     let prefix = if summary.interrupted { "interrupted".to_string() } else { operation };
@@ -27,7 +38,14 @@ pub fn run_footer(summary: &RunSummary, resume_command: &str, cwd: Option<&Path>
         );
     }
     let unfinished = summary.reports.iter().filter(|report| !report.result.is_done()).count();
-    if unfinished > 0 {
+    if unfinished > 0 && ci_job {
+        for report in summary.ordered() {
+            if let (ProjectResult::Failed, Some(failure)) = (report.result, &report.failure) {
+                let _ = writeln!(out, "error: `{}` failed: {}", report.project, failure.summary);
+            }
+        }
+        let _ = writeln!(out, "next: fix the cause, then re-run this job");
+    } else if unfinished > 0 {
         let _ = writeln!(out, "next: `{resume_command}` runs the {} left", counted(unfinished, "project"));
     }
     out

@@ -146,8 +146,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         crate::commands::run::changes::print_shown_outputs(&reader, &summary);
     }
     let resume = format!("{} --resume", command_line(run, &loaded));
-    let cwd = std::env::current_dir().ok();
-    crate::text::stderr_text!("{}", report::run_footer(&summary, &resume, cwd.as_deref()));
+    crate::commands::run::outcome::print_footer(settings, &summary, &resume);
     crate::commands::run::kubeconfig_record::after_run(settings, run, &loaded, &summary);
     use crate::commands::run::changes::{changes_fail_the_run, nothing_deployed_fails_drift};
     if status == ExitStatus::Success

@@ -75,3 +75,14 @@ pub fn finish_run(run: &RunSettings, summary: &RunSummary, table_on_stdout: bool
         ExitStatus::Failure
     })
 }
+
+/// The run's last lines; in a CI job (whose `.runner/` the next job will not have) they end with
+/// each failed project and Pulumi's error, and no `--resume`.
+pub fn print_footer(settings: &crate::cli::Settings, summary: &RunSummary, resume: &str) {
+    let cwd = std::env::current_dir().ok();
+    let footer = match settings.style.ci_job {
+        true => report::ci_job_footer(summary, cwd.as_deref()),
+        false => report::run_footer(summary, resume, cwd.as_deref()),
+    };
+    crate::text::stderr_text!("{footer}");
+}
