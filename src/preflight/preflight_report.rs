@@ -37,6 +37,9 @@ pub struct PreflightInput<'a> {
 pub struct Preflight {
     pub problems: Vec<String>,
     pub notes: Vec<String>,
+    /// A project's problem by its cause, in the order first found: one line per cause, with the
+    /// projects it affects counted and named, not the same cause once per project.
+    by_cause: Vec<(String, Vec<String>)>,
 }
 
 impl Preflight {
@@ -54,6 +57,10 @@ impl Preflight {
         }
         for project in &input.projects {
             preflight.check_project(input, project);
+        }
+        preflight.problems.extend(grouped(std::mem::take(&mut preflight.by_cause), input.projects.len()));
+        if let Some(note) = manifests_only(input) {
+            preflight.notes.push(note);
         }
         if input.report_locks {
             let locks = PulumiLocks::new(input.backend, input.environment).with_history(&input.root.state_dir());
@@ -109,12 +116,20 @@ impl Preflight {
             }
         };
         if let Some(problem) = program_problem(&dir, &manifest.runtime) {
-            self.problems.push(format!("project `{}`: {problem}", project.path));
+            self.add_cause(problem, project);
         }
         if let Some(problem) =
             super::language_host_problem(&manifest.runtime, input.environment).filter(|_| input.programs_run_here)
         {
-            self.problems.push(format!("project `{}`: {problem}", project.path));
+            self.add_cause(problem, project);
+        }
+    }
+
+    fn add_cause(&mut self, cause: String, project: &Project) {
+        let path = project.path.to_string();
+        match self.by_cause.iter_mut().find(|(known, _)| *known == cause) {
+            Some((_, projects)) => projects.push(path),
+            None => self.by_cause.push((cause, vec![path])),
         }
     }
 
@@ -131,4 +146,42 @@ impl Preflight {
             self.problems.push(format!("cannot write the report `{}`: {reason}", report.display()));
         }
     }
+}
+
+/// `project `a`: CAUSE`, `3 projects (`a`, `b`, `c`): CAUSE`, or `all 15 projects: CAUSE`.
+fn grouped(by_cause: Vec<(String, Vec<String>)>, total: usize) -> Vec<String> {
+    by_cause
+        .into_iter()
+        .map(|(cause, projects)| match projects.as_slice() {
+            [one] => format!("project `{one}`: {cause}"),
+            many if many.len() == total => format!("all {}: {cause}", crate::text::counted(total, "project")),
+            many => {
+                let names: Vec<String> = many.iter().map(|path| format!("`{path}`")).collect();
+                format!("{} ({}): {cause}", crate::text::counted(many.len(), "project"), names.join(", "))
+            }
+        })
+        .collect()
+}
+
+/// When no project of the provider has its program (MARA's providers here hold only the
+/// manifests): how to point the runner at the checkout whose projects they are.
+fn manifests_only(input: &PreflightInput) -> Option<String> {
+    let projects = &input.provider.projects;
+    let missing = projects.iter().filter(|project| {
+        let dir = input.provider.dir_of(project);
+        PulumiManifest::load(&dir).is_ok_and(|manifest| program_problem(&dir, &manifest.runtime).is_some())
+    });
+    if projects.is_empty() || missing.count() < projects.len() {
+        return None;
+    }
+    let (name, folder) = (&input.provider.name, crate::error::shown_path(&input.provider.projects_root));
+    Some(match input.provider.infra_type {
+        // MARA's providers (`infra_type` is MARA's setting) name projects of a MARA checkout.
+        Some(_) => format!(
+            "provider `{name}` has manifests but no programs in `{folder}`: its projects are NGINX MARA's; run inside a MARA checkout (or pass `--root` to one), or pass `--projects-root` to the checkout's `pulumi/python`"
+        ),
+        None => format!(
+            "provider `{name}` has manifests but no programs in `{folder}`: pass `--projects-root` to the folder that holds them"
+        ),
+    })
 }

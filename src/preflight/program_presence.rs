@@ -31,8 +31,12 @@ pub fn program_problem(dir: &Path, runtime: &str) -> Option<String> {
         // A runtime the runner does not know: Pulumi will tell.
         _ => return None,
     };
-    (!present).then(|| {
-        format!("no program for runtime `{runtime}` in `{}`: expected {expected}", crate::error::shown_path(&base))
+    (!present).then(|| match main {
+        Some(_) => {
+            format!("no program for runtime `{runtime}` in `{}`: expected {expected}", crate::error::shown_path(&base))
+        }
+        // The same words for every project that lacks it: problems are grouped by cause.
+        None => format!("no program for runtime `{runtime}` in its folder: expected {expected}"),
     })
 }
 

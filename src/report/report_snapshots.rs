@@ -250,12 +250,8 @@ macro_rules! scenario_tests {
                 let resume = "runner up --provider aws --stack dev --resume";
                 let cwd = std::path::Path::new("/home/someone/mara");
                 check(concat!("footer_", stringify!($scenario)), &run_footer(&summary_of(&$events()), resume, Some(cwd)));
-            }
-
-            #[test]
-            fn ci_job_footer() {
-                let cwd = std::path::Path::new("/home/someone/mara");
-                check(concat!("ci_footer_", stringify!($scenario)), &super::super::ci_job_footer(&summary_of(&$events()), Some(cwd)));
+                let ci_job = super::super::ci_job_footer(&summary_of(&$events()), Some(cwd));
+                check(concat!("ci_footer_", stringify!($scenario)), &ci_job);
             }
 
             #[test]

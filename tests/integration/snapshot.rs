@@ -133,8 +133,8 @@ impl Redactions {
     /// `status`'s header: its `run` column is as wide as the widest run id, which varies with the
     /// pid; the rows are redacted to the widest possible run id, so is the header.
     pub fn status_table(self) -> Self {
-        let header = format!("run{}last drift", " ".repeat(RUN_ID_WIDEST + 2 - "run".len()));
-        self.with(r"run +last drift", &header)
+        let header = format!("run{}stack", " ".repeat(RUN_ID_WIDEST + 2 - "run".len()));
+        self.with(r"run +stack", &header)
     }
 
     fn width_keeping(mut self, pattern: &str, replacement: &str, widest: usize) -> Self {
