@@ -21,7 +21,7 @@ pub fn unlock(settings: &Settings, stack: &StackSettings, force: bool) -> Result
     let _lock = StackLock::acquire(&settings.root.state_dir(), &stack.stack, &command, false)?;
     let environment = ChildEnvironment::build(std::env::vars(), &stack.environment, &settings.root);
     let backend = Backend::from_environment(&environment);
-    let locks = PulumiLocks::new(&backend, &environment).with_history(&settings.root.state_dir());
+    let locks = PulumiLocks::new(&backend, &environment);
     let mut removed = 0;
     let mut held = Vec::new();
     let mut failures = Vec::new();

@@ -1,4 +1,3 @@
-mod ended_processes;
 mod expected_durations;
 mod history_recorder;
 mod resume_point;
@@ -9,7 +8,6 @@ mod stack_lock;
 mod success_index;
 mod timeline_recorder;
 
-pub use ended_processes::EndedProcesses;
 pub use expected_durations::expected_durations;
 pub use history_recorder::HistoryRecorder;
 pub use resume_point::{ResumeBasis, ResumePoint};

@@ -63,7 +63,7 @@ impl Preflight {
             preflight.notes.push(note);
         }
         if input.report_locks {
-            let locks = PulumiLocks::new(input.backend, input.environment).with_history(&input.root.state_dir());
+            let locks = PulumiLocks::new(input.backend, input.environment);
             let projects = with_prerequisites(input.provider, &input.projects);
             let found =
                 settle_pulumi_locks(&locks, input.provider, &projects, input.stack, &input.unlock_command, false);

@@ -110,7 +110,12 @@ mod tests {
         let dir = state.join(".pulumi/locks/organization").join(project).join("dev");
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join(format!("{name}.json"));
-        let json = format!(r#"{{"pid":{pid},"username":"me","hostname":"{host}","timestamp":"2026-11-22T22:05:19Z"}}"#);
+        // A live holder wrote its lock after it started: stamped now; the others long ago.
+        let stamp = match pid == std::process::id() {
+            true => time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap(),
+            false => "2026-11-22T22:05:19Z".to_string(),
+        };
+        let json = format!(r#"{{"pid":{pid},"username":"me","hostname":"{host}","timestamp":"{stamp}"}}"#);
         std::fs::write(&file, json).unwrap();
         file
     }

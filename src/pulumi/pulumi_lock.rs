@@ -1,6 +1,7 @@
 //! Pulumi's own stack locks, read the same way on every DIY backend: who holds one (user, host,
 //! pid, since when) and whether that holder is provably gone. Nothing is ever guessed: a lock is
-//! gone only when its holder ran on this host and no longer runs.
+//! gone only when the process that wrote it ran on this host and no longer runs, judged from
+//! this host's processes when it is decided (`holder_verdict`), never from a run record.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -10,7 +11,8 @@ use serde::Deserialize;
 use super::object_store::open_object_store;
 use super::object_store_response::shown_url;
 use super::{Backend, ChildEnvironment, MARKER_VARIABLE};
-use crate::history::{host_name, process_alive, EndedProcesses};
+use crate::cancel::{pid_may_live_elsewhere, process_start_time};
+use crate::history::{host_name, process_alive};
 
 /// A lock object (`.pulumi/locks/<org>/<project>/<stack>/<id>.json`) as the real CLI writes it:
 /// `{"pid":20701,"username":"root","hostname":"vm","timestamp":"2026-11-22T22:05:19Z"}`.
@@ -86,11 +88,19 @@ impl PulumiLock {
     }
 
     pub fn holder(&self) -> HolderState {
-        if self.pid == 0 || self.hostname != host_name() {
-            return HolderState::Unknown;
-        }
-        if !process_alive(self.pid) {
-            return HolderState::Gone;
+        let same_host = self.pid != 0 && self.hostname == host_name();
+        let alive = same_host && process_alive(self.pid);
+        let facts = HolderFacts {
+            same_host,
+            alive,
+            started: if alive { process_start_time(self.pid) } else { None },
+            locked: lock_time(&self.timestamp),
+            may_live_elsewhere: same_host && !alive && pid_may_live_elsewhere(self.pid),
+        };
+        match holder_verdict(&facts) {
+            Verdict::Gone => return HolderState::Gone,
+            Verdict::Unknown => return HolderState::Unknown,
+            Verdict::Writer => {}
         }
         let command = std::fs::read(format!("/proc/{}/cmdline", self.pid))
             .map(|bytes| {
@@ -130,6 +140,51 @@ impl PulumiLock {
     }
 }
 
+/// What this host says of a lock's holder when the lock is judged.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct HolderFacts {
+    /// The lock is readable and names this host.
+    same_host: bool,
+    /// Its pid names a running process here (a zombie is not running).
+    alive: bool,
+    /// When the process its pid names now started, seconds since the epoch.
+    started: Option<f64>,
+    /// The lock's stamp, seconds since the epoch.
+    locked: Option<f64>,
+    /// A dead pid that a process of another pid namespace under this host's name may hold.
+    may_live_elsewhere: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// The process that wrote the lock is gone.
+    Gone,
+    /// The process its pid names is the one that wrote it (or may be).
+    Writer,
+    /// Nothing here can tell.
+    Unknown,
+}
+
+/// Pulumi stamps a lock in whole seconds after its process started; a process that started
+/// more than this after the stamp cannot have written it.
+const STAMP_SLACK: f64 = 2.0;
+
+/// The one rule: a lock's holder is gone only when the process that wrote it is gone. Same
+/// host, and its pid is dead (and cannot be a container's process under the same host name), or
+/// alive but a process that started after the lock was written (the pid came back).
+fn holder_verdict(facts: &HolderFacts) -> Verdict {
+    if !facts.same_host {
+        return Verdict::Unknown;
+    }
+    if !facts.alive {
+        return if facts.may_live_elsewhere { Verdict::Unknown } else { Verdict::Gone };
+    }
+    match (facts.started, facts.locked) {
+        (Some(started), Some(locked)) if started > locked + STAMP_SLACK => Verdict::Gone,
+        _ => Verdict::Writer,
+    }
+}
+
 /// The pid of the runner that started `pid`, from the mark it put in the environment.
 fn runner_of(pid: u32) -> Option<u32> {
     let environment = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
@@ -156,30 +211,18 @@ pub enum LockListing {
 pub struct PulumiLocks<'a> {
     pub backend: &'a Backend,
     pub environment: &'a ChildEnvironment,
-    /// The `pulumi` processes of this checkout's ended runs: a lock one of them took is left
-    /// behind even where the host cannot tell (another host, a reused pid).
-    pub ended: EndedProcesses,
 }
 
 impl<'a> PulumiLocks<'a> {
     /// Knowing only what this host's processes say.
     pub fn new(backend: &'a Backend, environment: &'a ChildEnvironment) -> Self {
-        Self { backend, environment, ended: EndedProcesses::default() }
+        Self { backend, environment }
     }
 
-    /// Knowing also the runs recorded under `state_dir`.
-    pub fn with_history(mut self, state_dir: &std::path::Path) -> Self {
-        self.ended = EndedProcesses::of_store(&crate::history::RunStore::new(state_dir));
-        self
-    }
-
-    /// Who holds `lock`, judged once for every caller: a process of an ended run is gone; an
-    /// orphaned `pulumi` is stopped first when `stop_orphans` (then gone if it stopped).
+    /// Who holds `lock`, judged once for every caller from this host's processes now (an ended
+    /// run's record proves nothing: its pid may have been given to a new `pulumi`); an orphaned
+    /// `pulumi` is stopped first when `stop_orphans` (then gone if it stopped).
     pub fn judge(&self, lock: &PulumiLock, stop_orphans: bool) -> HolderState {
-        let locked = lock_time(&lock.timestamp);
-        if lock.pid != 0 && self.ended.ended_run(&lock.hostname, lock.pid, locked).is_some() {
-            return HolderState::Gone;
-        }
         let state = lock.holder();
         if stop_orphans && matches!(state, HolderState::Orphan { .. }) && lock.stop_orphan() {
             return HolderState::Gone;

@@ -8,16 +8,64 @@ fn backend(dir: &std::path::Path) -> (Backend, ChildEnvironment) {
 }
 
 fn lock(dir: &std::path::Path, name: &str, pid: u32, host: &str) {
+    lock_stamped(dir, name, pid, host, &time::OffsetDateTime::now_utc());
+}
+
+/// A lock as the real CLI writes it, stamped `at`.
+fn lock_stamped(dir: &std::path::Path, name: &str, pid: u32, host: &str, at: &time::OffsetDateTime) {
     let locks = dir.join(".pulumi/locks/organization/net/dev");
     std::fs::create_dir_all(&locks).unwrap();
+    let stamp = at.format(&time::format_description::well_known::Rfc3339).unwrap();
     std::fs::write(
         locks.join(format!("{name}.json")),
-        format!(
-            r#"{{"pid":{pid},"username":"root","hostname":"{host}","timestamp":"2026-11-22T22:05:19.084079027Z"}}"#
-        ),
+        format!(r#"{{"pid":{pid},"username":"root","hostname":"{host}","timestamp":"{stamp}"}}"#),
     )
     .unwrap();
     std::fs::write(locks.join(format!("{name}.json.attrs")), "{}").unwrap();
+}
+
+/// Every combination of what this host can say of a holder: gone only for the same host with
+/// the writer provably gone (dead, and no other pid namespace may hold the pid; or alive but
+/// started after the stamp).
+#[test]
+fn the_holder_rule_over_every_shape_of_facts() {
+    let locked = Some(1_000.0);
+    for same_host in [false, true] {
+        for alive in [false, true] {
+            for started in [None, Some(900.0), Some(1_001.0), Some(1_500.0)] {
+                for stamp in [None, locked] {
+                    for may_live_elsewhere in [false, true] {
+                        let facts = HolderFacts { same_host, alive, started, locked: stamp, may_live_elsewhere };
+                        let expected = match (same_host, alive) {
+                            (false, _) => Verdict::Unknown,
+                            (true, false) if may_live_elsewhere => Verdict::Unknown,
+                            (true, false) => Verdict::Gone,
+                            (true, true) if started == Some(1_500.0) && stamp.is_some() => Verdict::Gone,
+                            (true, true) => Verdict::Writer,
+                        };
+                        assert_eq!(holder_verdict(&facts), expected, "{facts:?}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A live process that took the pid after the lock was written is not its writer: the writer is
+/// gone, whatever an ended run recorded. One that started before the stamp may be the writer.
+#[test]
+fn a_pid_that_came_back_after_the_stamp_is_not_the_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sleeper = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+    let host = host_name();
+    let long_ago = time::OffsetDateTime::now_utc() - time::Duration::hours(1);
+    lock_stamped(dir.path(), "a-reused", sleeper.id(), &host, &long_ago);
+    lock(dir.path(), "b-its-own", sleeper.id(), &host);
+    let states: Vec<_> = read(dir.path()).iter().map(PulumiLock::holder).collect();
+    assert_eq!(states[0], HolderState::Gone, "the writer of an hour-old lock is not a process started now");
+    assert!(matches!(states[1], HolderState::Live { .. } | HolderState::Orphan { .. }), "{states:?}");
+    sleeper.kill().unwrap();
+    sleeper.wait().unwrap();
 }
 
 fn read(dir: &std::path::Path) -> Vec<PulumiLock> {

@@ -32,7 +32,7 @@ fn this_host() -> String {
 }
 
 fn lock_json(pid: u32, host: &str) -> String {
-    format!(r#"{{"pid":{pid},"username":"root","hostname":"{host}","timestamp":"2026-11-22T22:05:19Z"}}"#)
+    format!(r#"{{"pid":{pid},"username":"root","hostname":"{host}","timestamp":"2099-01-01T00:00:00Z"}}"#)
 }
 
 fn lock_keys(store: &BlobStore) -> Vec<String> {
@@ -98,7 +98,7 @@ fn unknown_and_live_holders_are_named_and_kept_unless_forced(kind: BlobKind) {
     let stopped = workspace.run(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"]);
     stopped
         .expect_code(2)
-        .expect_stderr_contains("`pulumi` pid 4242 of `root@another-host` since 2026-11-22T22:05:19Z")
+        .expect_stderr_contains("`pulumi` pid 4242 of `root@another-host` since 2099-01-01T00:00:00Z")
         .expect_stderr_contains("runner unlock --provider one --stack dev --force");
     assert_eq!(lock_keys(&store), [remote]);
 
@@ -109,7 +109,7 @@ fn unknown_and_live_holders_are_named_and_kept_unless_forced(kind: BlobKind) {
     refused
         .expect_code(1)
         .expect_stderr_contains(&format!(
-            "`organization/net/dev` is locked by `pulumi` pid {} of `root@{host}` since 2026-11-22T22:05:19Z",
+            "`organization/net/dev` is locked by `pulumi` pid {} of `root@{host}` since 2099-01-01T00:00:00Z",
             holder.id()
         ))
         .expect_stderr_contains("--force");
@@ -180,7 +180,7 @@ fn ext_azblob_entra_id_sign_in_reads_judges_and_removes_locks() {
     let refused = workspace.run(&["unlock", "--provider", "one", "--stack", "dev"]);
     refused
         .expect_code(1)
-        .expect_stderr_contains("`pulumi` pid 4242 of `root@another-host` since 2026-11-22T22:05:19Z")
+        .expect_stderr_contains("`pulumi` pid 4242 of `root@another-host` since 2099-01-01T00:00:00Z")
         .expect_stderr_contains("--force");
     assert_eq!(lock_keys(&store), std::slice::from_ref(&remote));
     workspace.run(&["unlock", "--provider", "one", "--stack", "dev", "--force"]).expect_code(0);

@@ -46,7 +46,8 @@ fn put_lock(store: &ObjectStore, name: &str, pid: u32, host: &str) -> PathBuf {
     let file = dir.join(format!("{name}.json"));
     std::fs::write(
         &file,
-        format!(r#"{{"pid":{pid},"username":"root","hostname":"{host}","timestamp":"2026-11-22T22:05:19Z"}}"#),
+        // Stamped later than any holder the test starts: a live holder wrote it after it started.
+        format!(r#"{{"pid":{pid},"username":"root","hostname":"{host}","timestamp":"2099-01-01T00:00:00Z"}}"#),
     )
     .unwrap();
     file
@@ -79,7 +80,7 @@ fn ext_unlock_on_s3_leaves_a_live_update_alone_unless_forced() {
     refused
         .expect_code(1)
         .expect_stderr_contains(&format!(
-            "`organization/net/dev` is locked by `pulumi` pid {} of `root@{host}` since 2026-11-22T22:05:19Z",
+            "`organization/net/dev` is locked by `pulumi` pid {} of `root@{host}` since 2099-01-01T00:00:00Z",
             holder.id()
         ))
         .expect_stderr_contains("--force");
@@ -90,7 +91,7 @@ fn ext_unlock_on_s3_leaves_a_live_update_alone_unless_forced() {
     assert!(
         forced
             .stdout()
-            .contains(&format!("held by `pulumi` pid {} of `root@{host}` since 2026-11-22T22:05:19Z", holder.id())),
+            .contains(&format!("held by `pulumi` pid {} of `root@{host}` since 2099-01-01T00:00:00Z", holder.id())),
         "{}",
         forced.stdout()
     );
@@ -109,7 +110,7 @@ fn ext_the_next_run_on_s3_removes_a_gone_holders_lock_and_stops_at_another_hosts
     let stopped = run_up(&workspace);
     stopped
         .expect_code(2)
-        .expect_stderr_contains("`pulumi` pid 4242 of `root@another-host` since 2026-11-22T22:05:19Z")
+        .expect_stderr_contains("`pulumi` pid 4242 of `root@another-host` since 2099-01-01T00:00:00Z")
         .expect_stderr_contains("runner unlock --provider one --stack dev --force");
     assert!(remote.exists());
     std::fs::remove_file(&remote).unwrap();
@@ -143,7 +144,7 @@ fn ext_an_aws_profile_signs_the_lock_checks_as_it_signs_pulumi() {
     let stopped = run_up(&workspace);
     stopped
         .expect_code(2)
-        .expect_stderr_contains("`pulumi` pid 4242 of `root@another-host` since 2026-11-22T22:05:19Z");
+        .expect_stderr_contains("`pulumi` pid 4242 of `root@another-host` since 2099-01-01T00:00:00Z");
     std::fs::remove_file(&remote).unwrap();
 
     let dead = put_lock(&store, "dead", 999_999_999, &this_host());

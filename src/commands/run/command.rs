@@ -87,7 +87,6 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         &environment,
         &backend,
         &selected,
-        &store,
     )?;
     // This run is one of the `keep`.
     store.prune(&loaded.provider.name, &run.stack.stack, keep - 1);

@@ -3,7 +3,6 @@ use std::collections::BTreeSet;
 use crate::commands::LoadedProvider;
 use crate::error::{Result, UserError};
 use crate::graph::NodeIndex;
-use crate::history::{EndedProcesses, RunStore};
 use crate::preflight::{settle_pulumi_locks, with_prerequisites};
 use crate::pulumi::{
     remove_stale_temporary_files, repair_torn_checkpoint, Backend, ChildEnvironment, PulumiLocks, PulumiManifest,
@@ -20,11 +19,10 @@ pub fn recover_pulumi_locks(
     environment: &ChildEnvironment,
     backend: &Backend,
     selected: &BTreeSet<NodeIndex>,
-    store: &RunStore,
 ) -> Result<Vec<String>> {
     let planned: Vec<_> = selected.iter().map(|&node| loaded.graph.project(node)).collect();
     let projects = with_prerequisites(&loaded.provider, &planned);
-    let locks = PulumiLocks { backend, environment, ended: EndedProcesses::of_store(store) };
+    let locks = PulumiLocks::new(backend, environment);
     let unlock = crate::commands::unlock_command(&loaded.provider.name, stack);
     let settlement = settle_pulumi_locks(&locks, &loaded.provider, &projects, stack, &unlock, true);
     for line in &settlement.removed {
