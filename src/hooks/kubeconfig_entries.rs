@@ -10,12 +10,31 @@ use serde_yaml::Value;
 
 use super::KubeconfigError;
 
-/// The names of the clusters, users and contexts one installed kubeconfig held.
+/// The names of the clusters, users and contexts one installed kubeconfig held, and a digest of
+/// what each held once installed: a `destroy` takes an entry out only while it still holds that.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KubeconfigEntries {
     pub contexts: Vec<String>,
     pub clusters: Vec<String>,
     pub users: Vec<String>,
+    /// `context/NAME` -> SHA-256 of the entry as installed. Records written before digests were
+    /// kept have none: their entries are no longer provably this stack's, and stay.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub digests: std::collections::BTreeMap<String, String>,
+}
+
+const KINDS: [(&str, &str); 3] = [("contexts", "context"), ("clusters", "cluster"), ("users", "user")];
+
+/// SHA-256 of an entry (its name and content), as JSON with keys in order.
+fn entry_digest(entry: &Value) -> Option<String> {
+    let json = serde_json::to_value(entry).ok()?;
+    let digest = ring::digest::digest(&ring::digest::SHA256, json.to_string().as_bytes());
+    Some(digest.as_ref().iter().map(|byte| format!("{byte:02x}")).collect())
+}
+
+fn entry_named<'a>(doc: &'a Value, section: &str, name: &str) -> Option<&'a Value> {
+    let entries = doc.get(section)?.as_sequence()?;
+    entries.iter().find(|entry| entry.get("name").and_then(Value::as_str) == Some(name))
 }
 
 /// What taking the entries out did.
@@ -23,6 +42,9 @@ pub struct KubeconfigEntries {
 pub struct KubeconfigRemoval {
     /// The entries that were there and are gone; a cluster or user another context still uses stays.
     pub removed: KubeconfigEntries,
+    /// Entries of these names that no longer hold what was installed (another checkout's or
+    /// cluster's under the same name, or edited since), or never had a digest recorded: left.
+    pub kept: KubeconfigEntries,
     /// The `current-context` that named a removed context, now unset.
     pub cleared_current: Option<String>,
     /// The copy made before the first change of this run.
@@ -41,7 +63,34 @@ impl KubeconfigEntries {
             contexts: names(kubeconfig, "contexts"),
             clusters: names(kubeconfig, "clusters"),
             users: names(kubeconfig, "users"),
+            digests: Default::default(),
         }
+    }
+
+    /// The digest of each of these entries as `installed` (the file after the merge) holds it.
+    pub fn with_digests(mut self, installed: &Value) -> Self {
+        for (section, kind) in KINDS {
+            for name in self.names(kind).to_vec() {
+                if let Some(digest) = entry_named(installed, section, &name).and_then(entry_digest) {
+                    self.digests.insert(format!("{kind}/{name}"), digest);
+                }
+            }
+        }
+        self
+    }
+
+    fn names(&self, kind: &str) -> &[String] {
+        match kind {
+            "context" => &self.contexts,
+            "cluster" => &self.clusters,
+            _ => &self.users,
+        }
+    }
+
+    /// Whether `entry`, named `name`, still holds what was installed.
+    fn still_ours(&self, kind: &str, name: &str, entry: &Value) -> bool {
+        let recorded = self.digests.get(&format!("{kind}/{name}"));
+        recorded.is_some_and(|recorded| entry_digest(entry).as_ref() == Some(recorded))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -70,21 +119,46 @@ pub fn remove_kubeconfig_entries(
         let path = path.to_path_buf();
         move |err: std::io::Error| KubeconfigError::Io(action, path, err)
     };
-    let nothing = KubeconfigRemoval { removed: KubeconfigEntries::default(), cleared_current: None, backup: None };
+    let nothing = || KubeconfigRemoval {
+        removed: KubeconfigEntries::default(),
+        kept: KubeconfigEntries::default(),
+        cleared_current: None,
+        backup: None,
+    };
     let target = std::fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
     let target = target.as_path();
     let dir = target.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let Ok(lock) = std::fs::File::open(dir) else { return Ok(nothing) };
+    let Ok(lock) = std::fs::File::open(dir) else { return Ok(nothing()) };
     rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
         .map_err(|errno| io("lock", dir)(std::io::Error::from(errno)))?;
     let text = match std::fs::read_to_string(target) {
         Ok(text) => text,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(nothing),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(nothing()),
         Err(err) => return Err(io("read", target)(err)),
     };
-    let Ok(Value::Mapping(old)) = serde_yaml::from_str::<Value>(&text) else { return Ok(nothing) };
+    let Ok(Value::Mapping(old)) = serde_yaml::from_str::<Value>(&text) else { return Ok(nothing()) };
     let mut doc = old.clone();
     let mut removed = KubeconfigEntries::default();
+    // Only what still holds what this stack installed is ours to take out.
+    let original = Value::Mapping(old.clone());
+    let mut kept = KubeconfigEntries::default();
+    let mut ours = KubeconfigEntries::default();
+    for (section, kind) in KINDS {
+        for name in entries.names(kind) {
+            let Some(entry) = entry_named(&original, section, name) else { continue };
+            let list = match kind {
+                "context" => (&mut ours.contexts, &mut kept.contexts),
+                "cluster" => (&mut ours.clusters, &mut kept.clusters),
+                _ => (&mut ours.users, &mut kept.users),
+            };
+            if entries.still_ours(kind, name, entry) {
+                list.0.push(name.clone());
+            } else {
+                list.1.push(name.clone());
+            }
+        }
+    }
+    let entries = &ours;
     let take = |doc: &mut serde_yaml::Mapping, key: &str, keep: &dyn Fn(&str) -> bool| -> Vec<String> {
         let Some(Value::Sequence(list)) = doc.get_mut(key) else { return Vec::new() };
         let mut gone = Vec::new();
@@ -119,7 +193,7 @@ pub fn remove_kubeconfig_entries(
         doc.insert("current-context".into(), "".into());
     }
     if removed.is_empty() {
-        return Ok(nothing);
+        return Ok(KubeconfigRemoval { kept, ..nothing() });
     }
     let new_text = serde_yaml::to_string(&Value::Mapping(doc))
         .map_err(|err| io("serialize", target)(std::io::Error::other(err)))?;
@@ -139,7 +213,7 @@ pub fn remove_kubeconfig_entries(
         let _ = std::fs::remove_file(&temp);
         return Err(io("write", target)(err));
     }
-    Ok(KubeconfigRemoval { removed, cleared_current, backup })
+    Ok(KubeconfigRemoval { removed, kept, cleared_current, backup })
 }
 
 #[cfg(test)]
@@ -153,7 +227,50 @@ mod tests {
 
     fn entries(contexts: &[&str], clusters: &[&str], users: &[&str]) -> KubeconfigEntries {
         let owned = |list: &[&str]| list.iter().map(|name| name.to_string()).collect();
-        KubeconfigEntries { contexts: owned(contexts), clusters: owned(clusters), users: owned(users) }
+        KubeconfigEntries {
+            contexts: owned(contexts),
+            clusters: owned(clusters),
+            users: owned(users),
+            digests: Default::default(),
+        }
+    }
+
+    /// As installed into `FILE`: each entry's digest recorded.
+    fn installed(contexts: &[&str], clusters: &[&str], users: &[&str]) -> KubeconfigEntries {
+        entries(contexts, clusters, users).with_digests(&serde_yaml::from_str(FILE).unwrap())
+    }
+
+    /// For each kind of entry: taken out only while it holds what was installed; another
+    /// cluster's entry under the same name, or an entry without a recorded digest, is left and
+    /// named; `current-context` is unset only for a context that was taken out.
+    #[test]
+    fn only_what_still_holds_the_install_is_taken_out() {
+        let replaced = [
+            ("context", FILE.replace("{cluster: dev, user: admin}", "{cluster: dev, user: other}")),
+            ("cluster", FILE.replace("'https://dev'", "'https://someone-elses'")),
+            ("user", FILE.replace("{token: d}", "{token: another-checkouts}")),
+        ];
+        for (kind, changed) in replaced {
+            let dir = tempfile::tempdir().unwrap();
+            let target = dir.path().join("config");
+            std::fs::write(&target, &changed).unwrap();
+            let removal = remove_kubeconfig_entries(&target, &installed(&["dev"], &["dev"], &["dev-admin"])).unwrap();
+            let kept = removal.kept.describe();
+            let name = if kind == "user" { "dev-admin" } else { "dev" };
+            assert_eq!(kept, format!("{kind} `{name}`"), "{kind}");
+            let doc: Value = serde_yaml::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+            let section = format!("{kind}s");
+            assert!(names(&doc, &section).contains(&name.to_string()), "{kind} left in place");
+            let context_removed = kind != "context";
+            assert_eq!(removal.cleared_current.is_some(), context_removed, "{kind}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("config");
+        std::fs::write(&target, FILE).unwrap();
+        let unproven = remove_kubeconfig_entries(&target, &entries(&["dev"], &["dev"], &["dev-admin"])).unwrap();
+        assert!(unproven.removed.is_empty(), "no digest recorded: nothing is provably ours");
+        assert_eq!(unproven.kept.describe(), "context `dev`, cluster `dev`, user `dev-admin`");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), FILE);
     }
 
     #[test]
@@ -161,7 +278,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("config");
         std::fs::write(&target, FILE).unwrap();
-        let installed = entries(&["dev"], &["dev"], &["admin", "dev-admin"]);
+        let installed = installed(&["dev"], &["dev"], &["admin", "dev-admin"]);
         let removal = remove_kubeconfig_entries(&target, &installed).unwrap();
         // `admin` is also `prod`'s user: it stays.
         assert_eq!(removal.removed, entries(&["dev"], &["dev"], &["dev-admin"]));
@@ -181,7 +298,7 @@ mod tests {
     fn a_missing_file_or_another_current_context_is_left_alone() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("config");
-        let installed = entries(&["dev"], &["dev"], &[]);
+        let installed = installed(&["dev"], &["dev"], &[]);
         assert!(remove_kubeconfig_entries(&target, &installed).unwrap().removed.is_empty());
         std::fs::write(&target, FILE.replace("current-context: dev", "current-context: prod")).unwrap();
         let removal = remove_kubeconfig_entries(&target, &installed).unwrap();

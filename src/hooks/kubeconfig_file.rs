@@ -220,6 +220,7 @@ pub fn install_kubeconfig_with_care(
     }
     let _ = std::fs::File::open(dir).and_then(|dir| dir.sync_all());
     let context = merged["current-context"].as_str().unwrap_or_default().to_owned();
+    let entries = entries.with_digests(&merged);
     Ok(super::KubeconfigInstall { context, warnings, backup, entries })
 }
 

@@ -92,3 +92,25 @@ fn ext_destroy_keeps_the_users_current_context_when_it_is_another() {
     assert!(!output.stderr().contains("was the current context"), "{}", output.stderr());
     assert_eq!(stdout(&kubectl(&kubeconfig, &["config", "current-context"])), "prod");
 }
+
+/// Another checkout's live cluster installed since under the same names in the shared file: the
+/// destroy leaves its context, cluster, user and token, and says so.
+#[test]
+fn ext_destroy_leaves_another_clusters_entries_under_the_same_name() {
+    let (workspace, kubeconfig) = cluster_up_beside_the_users_kubeconfig();
+    let set = |args: &[&str]| assert!(kubectl(&kubeconfig, args).status.success(), "{args:?}");
+    set(&["config", "set-cluster", "local-dev", "--server", "https://another-checkouts.example"]);
+    set(&["config", "set-credentials", "local-dev-admin", "--token", "another-checkouts-token"]);
+    let output = workspace.run(&[&["destroy", "--yes"][..], &STACK].concat());
+    output.expect_code(0);
+    let stderr = output.stderr();
+    assert!(
+        stderr.contains("kubeconfig: left cluster `local-dev`, user `local-dev-admin` in `home/.kube/config`: no longer what destroyed `infrastructure/cluster` installed"),
+        "{stderr}"
+    );
+    let view = stdout(&kubectl(&kubeconfig, &["config", "view", "--raw", "-o", "jsonpath={.users[*].user.token}"]));
+    assert!(view.contains("another-checkouts-token"), "{view}");
+    let clusters = stdout(&kubectl(&kubeconfig, &["config", "get-clusters"]));
+    assert!(clusters.contains("local-dev"), "{clusters}");
+    assert!(!stderr.contains("another-checkouts-token"), "{stderr}");
+}

@@ -132,8 +132,12 @@ pub fn remove_destroyed(state_dir: &Path, stack: &str, provider: &Provider, summ
         for kept in mine {
             let file = crate::error::shown_path(&kept.file);
             match remove_kubeconfig_entries(&kept.file, &kept.entries) {
-                Ok(removal) if removal.removed.is_empty() => {}
+                Ok(removal) if removal.removed.is_empty() && removal.kept.is_empty() => {}
+                Ok(removal) if removal.removed.is_empty() => lines.push(kept_line(&removal.kept, &file, project)),
                 Ok(removal) => {
+                    if !removal.kept.is_empty() {
+                        lines.push(kept_line(&removal.kept, &file, project));
+                    }
                     let mut line = format!(
                         "kubeconfig: removed {} of destroyed `{}` from `{file}`",
                         removal.removed.describe(),
@@ -157,4 +161,13 @@ pub fn remove_destroyed(state_dir: &Path, stack: &str, provider: &Provider, summ
         }
     }
     lines
+}
+
+/// Entries of the names a destroyed project installed that no longer hold what it installed.
+fn kept_line(kept: &KubeconfigEntries, file: &str, project: &crate::provider::Project) -> String {
+    format!(
+        "kubeconfig: left {} in `{file}`: no longer what destroyed `{}` installed (another cluster's under the same name, or changed since)",
+        kept.describe(),
+        project.path
+    )
 }
