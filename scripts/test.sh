@@ -45,6 +45,8 @@ export RUNNER_ACT_BIN RUNNER_ACTIONLINT_BIN RUNNER_GITLAB_CI_LOCAL_BIN
 command -v openssl >/dev/null 2>&1 || { echo "test: openssl is required (the API server's test certificates): apt-get install openssl" >&2; exit 1; }
 
 cargo fmt --all -- --check
+# The declared minimum Rust version builds the lock (compared from the metadata).
+python3 scripts/check-rust-version.py
 # benches/report.py turns measurements into BENCHMARKS.md's tables; its tests need no benchmark run.
 python3 -m unittest discover -s benches
 # Clean today and kept so: a lint that fires fails the suite, as a failing test does.
