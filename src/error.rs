@@ -76,7 +76,7 @@ pub enum UserError {
     InfraTypeMismatch { location: Location, found: String, expected: String, provider: String },
 
     #[error("missing configuration for stack `{stack}`:\n{}", missing_list(.missing))]
-    MissingConfig { stack: String, missing: Vec<MissingSetting> },
+    MissingConfig { stack: String, missing: Vec<MissingSetting>, asked_by: AskedBy },
 
     #[error("{location}: dependency cycle: {}", cycle_text(.cycle))]
     Cycle { location: Location, cycle: Vec<String> },
@@ -251,8 +251,11 @@ impl UserError {
                 Some(env) => format!("set `{env}` in the environment instead (it reaches every project), or use a backend with a passphrase (`PULUMI_BACKEND_URL=file://...` or `s3://...`)"),
                 None => "name a `secrets_project` in the provider (MARA's `kubernetes/secrets`), or use a backend with a passphrase (`PULUMI_BACKEND_URL=file://...` or `s3://...`)".into(),
             }),
-            UserError::MissingConfig { .. } => {
+            UserError::MissingConfig { asked_by: AskedBy::ThisCommand, .. } => {
                 Some("run in a terminal without `--non-interactive` to be asked for each value".into())
+            }
+            UserError::MissingConfig { asked_by: AskedBy::Up, .. } => {
+                Some("`runner up` in a terminal asks for each value; or set each as shown".into())
             }
             UserError::ResumeSuperseded { command, .. } => Some(format!(
                 "what it left pending may rest on what changed since: run `{command}` without `--resume`, which plans from the whole graph"
@@ -287,6 +290,14 @@ impl UserError {
             | UserError::PreflightFailed { .. } => None,
         }
     }
+}
+
+/// Who asks for missing configuration in a terminal: the command itself (a run), or only `up`
+/// (`validate` checks and never asks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AskedBy {
+    ThisCommand,
+    Up,
 }
 
 pub type Result<T, E = UserError> = std::result::Result<T, E>;

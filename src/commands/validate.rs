@@ -1,6 +1,6 @@
 use super::{missing_problem, undeclared_references, unlock_command, LoadedProvider, StackCheck};
 use crate::cli::{Settings, StackSettings};
-use crate::error::{MissingSetting, Result, UserError};
+use crate::error::{AskedBy, MissingSetting, Result, UserError};
 use crate::exit_status::ExitStatus;
 use crate::preflight::{Preflight, PreflightInput};
 use crate::pulumi::SecretStore;
@@ -67,7 +67,7 @@ pub fn preflight_like_validate(
         for note in &preflight.notes {
             crate::text::stderr_line!("note: {note}");
         }
-        return Err(UserError::MissingConfig { stack: stack.stack.clone(), missing });
+        return Err(UserError::MissingConfig { stack: stack.stack.clone(), missing, asked_by: AskedBy::Up });
     }
     preflight.problems.extend(missing.iter().map(missing_problem));
     preflight.into_result()?;

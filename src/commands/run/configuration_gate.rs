@@ -1,7 +1,7 @@
 use super::run_context::RunContext;
 use crate::cli::Settings;
 use crate::commands::{LoadedProvider, StackCheck};
-use crate::error::{MissingSetting, Result, UserError};
+use crate::error::{AskedBy, MissingSetting, Result, UserError};
 use crate::plan::Operation;
 use crate::prompt::TerminalPrompter;
 use crate::provider::ConfigKey;
@@ -46,7 +46,11 @@ pub fn gather_configuration(context: &RunContext) -> Result<PendingConfiguration
     if run.operation == Operation::Drift {
         return match missing.is_empty() {
             true => Ok(pending),
-            false => Err(UserError::MissingConfig { stack: run.stack.stack.clone(), missing }),
+            false => Err(UserError::MissingConfig {
+                stack: run.stack.stack.clone(),
+                missing,
+                asked_by: AskedBy::ThisCommand,
+            }),
         };
     }
 
@@ -130,7 +134,7 @@ pub fn gather_configuration(context: &RunContext) -> Result<PendingConfiguration
     if missing.is_empty() {
         Ok(pending)
     } else {
-        Err(UserError::MissingConfig { stack: run.stack.stack.clone(), missing })
+        Err(UserError::MissingConfig { stack: run.stack.stack.clone(), missing, asked_by: AskedBy::ThisCommand })
     }
 }
 
