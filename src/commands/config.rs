@@ -62,12 +62,12 @@ pub fn config_set(settings: &Settings, request: &ConfigSetSettings) -> Result<Ex
                 return Err(UserError::Usage(format!(
                     "`{}` is already set in `{}`: edit it there",
                     request.key,
-                    path.display()
+                    crate::error::shown_path(&path)
                 )));
             }
         }
         add_stack_config_values(&path, existing.as_deref(), &[(request.key.clone(), value)])?;
-        crate::text::stdout_line!("`{}` set in `{}`", request.key, path.display());
+        crate::text::stdout_line!("`{}` set in `{}`", request.key, crate::error::shown_path(&path));
         return Ok(ExitStatus::Success);
     }
     if let Some(dir) = backend.local_dir() {

@@ -73,7 +73,7 @@ pub fn kubeconfig(settings: &Settings, stack: &StackSettings) -> Result<ExitStat
                     "kubeconfig context `{}` of `{}` installed in `{}`",
                     installed.context,
                     project.path,
-                    target.display()
+                    crate::error::shown_path(&target)
                 );
                 let record = crate::execute::InstalledKubeconfig {
                     project: project.path.clone(),

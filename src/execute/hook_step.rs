@@ -87,7 +87,11 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
         .map_err(|err| StepError::Internal(format!("kubeconfig hook: {err}")))?
         .map_err(StepError::Kubeconfig)?;
         let mut notes = hooks::kubeconfig_notes(&installed);
-        notes.push(format!("kubeconfig context `{}` installed in `{}`", installed.context, file.display()));
+        notes.push(format!(
+            "kubeconfig context `{}` installed in `{}`",
+            installed.context,
+            crate::error::shown_path(&file)
+        ));
         let entries = installed.entries;
         Ok((notes, InstalledKubeconfig { project: project.path.clone(), context: installed.context, file, entries }))
     }

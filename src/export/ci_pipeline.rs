@@ -223,11 +223,11 @@ fn refuse_local_backend(environment: &EnvironmentFile) -> Result<()> {
         Some(url) if !url.starts_with("file://") => Ok(()),
         Some(url) => Err(UserError::Usage(format!(
             "`PULUMI_BACKEND_URL` is `{url}`, a folder on this machine that the pipeline's jobs cannot share: set it in `{}` to a shared backend (`s3://...`, Pulumi Cloud)",
-            environment.path().display()
+            crate::error::shown_path(environment.path())
         ))),
         None => Err(UserError::Usage(format!(
             "`PULUMI_BACKEND_URL` is not set in `{}`: the runner's default backend is a folder on this machine that the pipeline's jobs cannot share; set it to a shared backend (`s3://...`, Pulumi Cloud)",
-            environment.path().display()
+            crate::error::shown_path(environment.path())
         ))),
     }
 }

@@ -45,7 +45,11 @@ pub fn export_ci(settings: &Settings, ci: &CiExportSettings) -> Result<ExitStatu
             // Relative to where the user is, like any shell redirection.
             let file = here.join(file);
             write_atomically(&file, text.as_bytes())?;
-            crate::text::stderr_line!("wrote {} jobs to `{}`", pipeline.jobs.len(), file.display());
+            crate::text::stderr_line!(
+                "wrote {} to `{}`",
+                crate::text::counted(pipeline.jobs.len(), "job"),
+                crate::error::shown_path(&file)
+            );
         }
         None => crate::commands::write_data(text.as_bytes())?,
     }
