@@ -116,8 +116,10 @@ impl PulumiCli {
         if operation.mutates() {
             args.extend(["--yes".into(), "--skip-preview".into()]);
         }
-        if let (Operation::Up, Some(fingerprint)) = (operation, fingerprint) {
-            // Kept in the backend with the update: what a later skip is proven from.
+        // Kept in the backend with the update: what a later skip is proven from. A targeted `up`
+        // updates part of the stack, so it proves nothing of the rest: no fingerprint.
+        let targeted = !project.targets.is_empty() || !self.context.targets.is_empty();
+        if let (Operation::Up, Some(fingerprint), false) = (operation, fingerprint, targeted) {
             args.extend(["--message".into(), fingerprint.to_string()]);
         }
         args.extend(["--event-log".into(), event_log.display().to_string()]);

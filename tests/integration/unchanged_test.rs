@@ -269,3 +269,18 @@ fn ext_a_preview_reads_the_mock_outputs_of_an_upstream_never_deployed_and_up_ref
         assert!(!text.contains("mock-net"), "a mock output is in {file}");
     }
 }
+
+/// A targeted `up` updates part of a stack: it keeps no fingerprint, so it never proves a later
+/// skip of that project.
+#[test]
+fn a_targeted_up_proves_no_skip() {
+    let script = r#"{"projects": {"a": {"outputs": {"name": "one"}}}}"#;
+    let workspace = Workspace::with_fake_pulumi(crate::support::BRANCHES, &["a", "b", "c", "d"], script);
+    workspace.env_file("PULUMI_STACK=dev\n");
+    let (ups, output) = fake_run(&workspace, &[]);
+    assert_eq!(ups.len(), 4, "{}", output.stderr());
+    let (ups, output) = fake_run(&workspace, &["--only", "b", "--target", "urn:pulumi:dev::b::pulumi:index:Stash::r0"]);
+    assert_eq!((ups.as_slice(), output.code()), (["b".to_string()].as_slice(), 0), "{}", output.stderr());
+    let (ups, output) = fake_run(&workspace, &["--only", "a", "--with-dependents"]);
+    assert_eq!(ups, ["a", "b"], "b's last update was targeted: {}", output.stderr());
+}
