@@ -254,8 +254,8 @@ impl UserError {
             UserError::MissingConfig { asked_by: AskedBy::ThisCommand, .. } => {
                 Some("run in a terminal without `--non-interactive` to be asked for each value".into())
             }
-            UserError::MissingConfig { asked_by: AskedBy::Up, .. } => {
-                Some("`runner up` in a terminal asks for each value; or set each as shown".into())
+            UserError::MissingConfig { asked_by: AskedBy::Up { command }, .. } => {
+                Some(format!("`{command}` in a terminal asks for each value; or set each as shown"))
             }
             UserError::ResumeSuperseded { command, .. } => Some(format!(
                 "what it left pending may rest on what changed since: run `{command}` without `--resume`, which plans from the whole graph"
@@ -294,10 +294,13 @@ impl UserError {
 
 /// Who asks for missing configuration in a terminal: the command itself (a run), or only `up`
 /// (`validate` checks and never asks).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AskedBy {
     ThisCommand,
-    Up,
+    /// The `runner up` command that would ask, as it is typed.
+    Up {
+        command: String,
+    },
 }
 
 pub type Result<T, E = UserError> = std::result::Result<T, E>;

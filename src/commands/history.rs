@@ -52,7 +52,7 @@ impl HistoryRow {
         let state = if abandoned { RunState::Interrupted } else { run.state };
         let failed = run.projects.iter().filter(|p| p.result == ProjectState::Failed).count();
         let not_deployed = run.projects.iter().filter(|p| p.result == ProjectState::NotDeployed).count();
-        let unfinished = run.projects.iter().filter(|p| !p.result.is_done()).count();
+        let unfinished = run.projects.iter().filter(|p| p.result.needs_resume()).count();
         let result = match state {
             RunState::Running => "running".to_string(),
             RunState::Interrupted => "interrupted".to_string(),

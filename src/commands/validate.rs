@@ -67,7 +67,12 @@ pub fn preflight_like_validate(
         for note in &preflight.notes {
             crate::text::stderr_line!("note: {note}");
         }
-        return Err(UserError::MissingConfig { stack: stack.stack.clone(), missing, asked_by: AskedBy::Up });
+        let command = format!("runner up --provider {} --stack {}", loaded.provider.name, stack.stack);
+        return Err(UserError::MissingConfig {
+            stack: stack.stack.clone(),
+            missing,
+            asked_by: AskedBy::Up { command },
+        });
     }
     preflight.problems.extend(missing.iter().map(missing_problem));
     preflight.into_result()?;

@@ -49,8 +49,13 @@ impl ProjectResult {
     /// Whether it ended as it should, with nothing left for `--resume`: the one rule the footer,
     /// the summary, the reports and the resume point share (`history::ProjectState::is_done`).
     pub fn is_done(self) -> bool {
-        // A stack with nothing in it: running the refresh or drift again finds the same.
-        matches!(self, ProjectResult::Succeeded | ProjectResult::Unchanged | ProjectResult::NotDeployed)
+        matches!(self, ProjectResult::Succeeded | ProjectResult::Unchanged)
+    }
+
+    /// Whether `--resume` runs it again: not when its stack holds nothing, which running the
+    /// refresh or drift again would find again.
+    pub fn needs_resume(self) -> bool {
+        !self.is_done() && self != ProjectResult::NotDeployed
     }
 
     /// Whether what waits on this project may start: a missing stack stops nobody from

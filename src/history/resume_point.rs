@@ -59,7 +59,7 @@ impl ResumePoint {
     /// Each planned project's latest result over the runs, and those that did not succeed
     /// (or never ended): what `--resume` runs again, before what waited on them is added.
     pub fn unfinished(&self) -> Vec<String> {
-        self.latest().into_iter().filter(|(_, state)| !state.is_done()).map(|(path, _)| path).collect()
+        self.latest().into_iter().filter(|(_, state)| state.needs_resume()).map(|(path, _)| path).collect()
     }
 
     /// The latest planned result of every project the runs planned. A prerequisite's own `up`

@@ -46,7 +46,13 @@ pub enum ProjectState {
 impl ProjectState {
     /// Ended as it should: `--resume` leaves it alone. Agrees with `ProjectResult::is_done`.
     pub fn is_done(self) -> bool {
-        matches!(self, ProjectState::Succeeded | ProjectState::Unchanged | ProjectState::NotDeployed)
+        matches!(self, ProjectState::Succeeded | ProjectState::Unchanged)
+    }
+
+    /// Whether `--resume` runs it again: not when its stack holds nothing, which running the
+    /// refresh or drift again would find again.
+    pub fn needs_resume(self) -> bool {
+        !self.is_done() && self != ProjectState::NotDeployed
     }
 
     pub fn as_str(self) -> &'static str {

@@ -37,7 +37,7 @@ fn footer(summary: &RunSummary, resume_command: &str, cwd: Option<&Path>, ci_job
             installed.project
         );
     }
-    let unfinished = summary.reports.iter().filter(|report| !report.result.is_done()).count();
+    let unfinished = summary.reports.iter().filter(|report| report.result.needs_resume()).count();
     if unfinished > 0 && ci_job {
         for report in summary.ordered() {
             if let (ProjectResult::Failed, Some(failure)) = (report.result, &report.failure) {

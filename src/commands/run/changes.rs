@@ -114,11 +114,11 @@ pub fn changes_fail_the_run(run: &RunSettings, report: Option<&ChangeReport>) ->
     false
 }
 
-/// A `drift` that found stacks destroyed or never deployed is no clean bill of health: a nightly
-/// drift job on a torn-down environment fails (exit 3), saying which stacks hold nothing.
-pub fn nothing_deployed_fails_drift(run: &RunSettings, summary: &RunSummary) -> bool {
+/// A `drift` that found stacks destroyed or never deployed is no clean bill of health: it fails
+/// (a `not deployed` project fails the run, exit 1) and says which stacks hold nothing.
+pub fn say_stacks_holding_nothing(run: &RunSettings, summary: &RunSummary) {
     if run.operation != Operation::Drift {
-        return false;
+        return;
     }
     let empty: Vec<&str> = summary
         .ordered()
@@ -126,16 +126,14 @@ pub fn nothing_deployed_fails_drift(run: &RunSettings, summary: &RunSummary) -> 
         .filter(|report| report.result == ProjectResult::NotDeployed)
         .map(|report| report.project.as_str())
         .collect();
-    if empty.is_empty() {
-        return false;
+    if !empty.is_empty() {
+        crate::text::stderr_line!(
+            "drift: {} of {} hold nothing (destroyed, or never deployed): {}",
+            empty.len(),
+            crate::text::counted(summary.reports.len(), "stack"),
+            empty.join(", ")
+        );
     }
-    crate::text::stderr_line!(
-        "drift: {} of {} hold nothing (destroyed, or never deployed): {}",
-        empty.len(),
-        crate::text::counted(summary.reports.len(), "stack"),
-        empty.join(", ")
-    );
-    true
 }
 
 /// After `up`: the outputs the provider marks worth showing (`show_outputs`), secrets masked.

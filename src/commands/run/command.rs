@@ -147,10 +147,8 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let resume = format!("{} --resume", command_line(run, &loaded));
     crate::commands::run::outcome::print_footer(settings, &summary, &resume);
     crate::commands::run::kubeconfig_record::after_run(settings, run, &loaded, &summary);
-    use crate::commands::run::changes::{changes_fail_the_run, nothing_deployed_fails_drift};
-    if status == ExitStatus::Success
-        && (changes_fail_the_run(run, changes.as_ref()) || nothing_deployed_fails_drift(run, &summary))
-    {
+    crate::commands::run::changes::say_stacks_holding_nothing(run, &summary);
+    if status == ExitStatus::Success && crate::commands::run::changes::changes_fail_the_run(run, changes.as_ref()) {
         return Ok(ExitStatus::ChangesFound);
     }
     Ok(status)
