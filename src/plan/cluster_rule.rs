@@ -74,25 +74,26 @@ fn waits_beyond_declared(graph: &ProjectGraph, node: NodeIndex, waiter: NodeInde
 /// rule, what needs the cluster it provides. `--with-dependents`, `--from` and `--affected`
 /// follow these, so a change of the cluster reaches everything deployed into it.
 pub fn waiting_for(graph: &ProjectGraph, node: NodeIndex) -> Vec<NodeIndex> {
-    let mut waiting = graph.dependents(node);
-    for other in 0..graph.len() {
-        if !waiting.contains(&other) && waits_beyond_declared(graph, node, other) {
-            waiting.push(other);
-        }
-    }
-    waiting
+    with_cluster_rule(graph, graph.dependents(node), |other| waits_beyond_declared(graph, node, other))
 }
 
 /// The projects `node` waits for in an `up`: its declared dependencies and, by the cluster rule,
 /// the cluster it needs. What a skip of `node` compares.
 pub fn waited_for(graph: &ProjectGraph, node: NodeIndex) -> Vec<NodeIndex> {
-    let mut waited = graph.dependencies(node);
+    with_cluster_rule(graph, graph.dependencies(node), |other| waits_beyond_declared(graph, other, node))
+}
+
+fn with_cluster_rule(
+    graph: &ProjectGraph,
+    mut declared: Vec<NodeIndex>,
+    rule: impl Fn(NodeIndex) -> bool,
+) -> Vec<NodeIndex> {
     for other in 0..graph.len() {
-        if !waited.contains(&other) && waits_beyond_declared(graph, other, node) {
-            waited.push(other);
+        if !declared.contains(&other) && rule(other) {
+            declared.push(other);
         }
     }
-    waited
+    declared
 }
 
 /// The selected cluster providers that no other selected cluster provider waits for, directly

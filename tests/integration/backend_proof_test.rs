@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::object_store::{ObjectStore, ACCESS_KEY, BUCKET, SECRET_KEY};
 use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, RunOutput, Workspace};
+use crate::unchanged_test::{edit, git, results};
 
 const CERTMGR: &str = "kubernetes/certmgr";
 const PASSPHRASE: &str = "local-dev-passphrase";
@@ -34,18 +35,6 @@ struct Deployment {
     /// Where the backend's objects are files: `.runner/backend`, or the store's bucket folder.
     state: PathBuf,
     _store: Option<ObjectStore>,
-}
-
-fn git(workspace: &Workspace, args: &[&str]) {
-    let output = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .current_dir(workspace.root())
-        .env("HOME", workspace.root())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
 }
 
 impl Deployment {
@@ -247,28 +236,6 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 fn manifest_name(dir: &Path) -> String {
     let text = std::fs::read_to_string(dir.join("Pulumi.yaml")).unwrap();
     text.lines().find_map(|line| line.strip_prefix("name: ")).unwrap().trim().to_string()
-}
-
-/// Each project's result and reason.
-fn results(report: &Value) -> Vec<(String, String, String)> {
-    let mut results: Vec<(String, String, String)> = report["projects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            let text = |key: &str| p[key].as_str().unwrap_or_default().to_string();
-            (text("project"), text("result"), text("reason"))
-        })
-        .collect();
-    results.sort();
-    results
-}
-
-fn edit(workspace: &Workspace, file: &str, from: &str, to: &str) {
-    let path = workspace.path(file);
-    let text = std::fs::read_to_string(&path).unwrap();
-    assert!(text.contains(from), "{file} has no `{from}`");
-    std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
 }
 
 /// One change made behind the runner's back, and what certmgr must do in the next `up`.

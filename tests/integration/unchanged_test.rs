@@ -9,7 +9,7 @@ use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, RunOutpu
 
 const TOKEN: &str = "unchanged-test-cluster-token";
 
-fn git(workspace: &Workspace, args: &[&str]) {
+pub(crate) fn git(workspace: &Workspace, args: &[&str]) {
     let output = Command::new("git")
         .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
         .args(args)
@@ -57,7 +57,7 @@ fn up(workspace: &Workspace, extra: &[&str], report: &str) -> (Value, RunOutput)
 }
 
 /// Each project's result and reason.
-fn results(report: &Value) -> Vec<(String, String, String)> {
+pub(crate) fn results(report: &Value) -> Vec<(String, String, String)> {
     let mut results: Vec<(String, String, String)> = report["projects"]
         .as_array()
         .unwrap()
@@ -71,7 +71,7 @@ fn results(report: &Value) -> Vec<(String, String, String)> {
     results
 }
 
-fn edit(workspace: &Workspace, file: &str, from: &str, to: &str) {
+pub(crate) fn edit(workspace: &Workspace, file: &str, from: &str, to: &str) {
     let path = workspace.path(file);
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains(from), "{file} has no `{from}`");
