@@ -75,12 +75,14 @@ impl PassphraseKey {
         static KEYS: OnceLock<Cache> = OnceLock::new();
         let passphrase_digest = ring::digest::digest(&ring::digest::SHA256, passphrase.as_bytes()).as_ref().to_vec();
         let cache_key = (salt.to_string(), passphrase_digest);
-        let keys = KEYS.get_or_init(Cache::default);
-        if let Some(key) = keys.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).get(&cache_key) {
+        // Held while deriving: a second caller (the config secrets' thread and the passphrase
+        // check start at once) waits for this derivation instead of making its own.
+        let mut keys = KEYS.get_or_init(Cache::default).lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(key) = keys.get(&cache_key) {
             return Ok(key.clone());
         }
         let key = Self::derive(salt, passphrase)?;
-        keys.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).insert(cache_key, key.clone());
+        keys.insert(cache_key, key.clone());
         Ok(key)
     }
 
