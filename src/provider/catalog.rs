@@ -1,3 +1,4 @@
+use super::name_suggestion::nearest_name;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -162,7 +163,7 @@ impl ProviderCatalog {
         let at = |offset: usize| lines.location(file, offset);
         let parsed: ProviderFile = toml::from_str(text).map_err(|err| UserError::InvalidFile {
             location: Location { path: file.to_path_buf(), line: err.span().map(|span| lines.line(span.start)) },
-            message: err.message().trim_end_matches('\n').replace('\n', "; "),
+            message: super::name_suggestion::with_suggestion(&err.message().trim_end_matches('\n').replace('\n', "; ")),
         })?;
 
         chain.push(file.to_path_buf());
@@ -325,15 +326,6 @@ fn toml_scalar(value: &toml::Value) -> String {
 }
 
 /// The closest known name, when it is close enough to be a likely typo.
-pub fn nearest_name(name: &str, known: &[String]) -> Option<String> {
-    known
-        .iter()
-        .map(|candidate| (strsim::levenshtein(name, candidate), candidate))
-        .filter(|(distance, candidate)| *distance <= (candidate.len().max(name.len()) / 3).max(2))
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, candidate)| candidate.clone())
-}
-
 #[cfg(test)]
 mod builtin_tests {
     use super::*;

@@ -104,9 +104,10 @@ pub fn changes_fail_the_run(run: &RunSettings, report: Option<&ChangeReport>) ->
     }
     if run.expect_no_changes {
         crate::text::stderr_line!(
-            "error: `--expect-no-changes`, but {} of {} projects have changes: {}",
+            "error: `--expect-no-changes`, but {} of {} {} changes: {}",
             changed.len(),
-            report.projects.len(),
+            crate::text::counted(report.projects.len(), "project"),
+            if changed.len() == 1 { "has" } else { "have" },
             changed.join(", ")
         );
         return true;
