@@ -26,7 +26,9 @@ pub fn history(settings: &Settings, history: &HistorySettings) -> Result<ExitSta
     }
     let skip = runs.len().saturating_sub(history.limit);
     let rows: Vec<HistoryRow> = runs.iter().skip(skip).map(HistoryRow::of).collect();
-    let _ = std::io::stdout().lock().write_all(history_table(&rows).as_bytes());
+    let stdout = console::Term::stdout();
+    let columns = stdout.is_term().then(|| usize::from(stdout.size().1));
+    let _ = std::io::stdout().lock().write_all(history_table(&rows, columns).as_bytes());
     Ok(ExitStatus::Success)
 }
 
@@ -75,8 +77,10 @@ impl HistoryRow {
     }
 }
 
-/// The rows under a header, each column as wide as its widest cell.
-fn history_table(rows: &[HistoryRow]) -> String {
+/// The rows under a header, each column as wide as its widest cell. On a terminal `columns`
+/// wide, columns go whole until the rest fits: `started` (the run id holds the time), then
+/// `provider`, then `projects`; then the result is cut at its end. The run id is never cut.
+fn history_table(rows: &[HistoryRow], columns: Option<usize>) -> String {
     let header = ["run", "started", "operation", "provider", "stack", "result", "projects"];
     let cells: Vec<[&str; 7]> = rows
         .iter()
@@ -86,11 +90,29 @@ fn history_table(rows: &[HistoryRow]) -> String {
         })
         .collect();
     let widths: Vec<usize> = (0..header.len())
-        .map(|column| cells.iter().map(|row| row[column].len()).chain([header[column].len()]).max().unwrap_or(0))
+        .map(|column| {
+            cells.iter().map(|row| row[column].chars().count()).chain([header[column].len()]).max().unwrap_or(0)
+        })
         .collect();
+    let total = |kept: &[usize]| kept.iter().map(|&column| widths[column] + 2).sum::<usize>().saturating_sub(2);
+    let mut kept: Vec<usize> = (0..header.len()).collect();
+    for dropped in [1, 3, 6] {
+        if columns.is_some_and(|columns| total(&kept) > columns) {
+            kept.retain(|&column| column != dropped);
+        }
+    }
     let line = |row: [&str; 7]| {
-        let text: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:width$}")).collect();
-        format!("{}\n", text.join("  ").trim_end())
+        let mut text = String::new();
+        for (position, &column) in kept.iter().enumerate() {
+            let cell = row[column];
+            if position + 1 == kept.len() {
+                let room = columns.map_or(usize::MAX, |columns| columns.saturating_sub(text.chars().count()));
+                text.push_str(&crate::text::fit_reason(cell, room));
+            } else {
+                text.push_str(&format!("{cell:width$}  ", width = widths[column]));
+            }
+        }
+        format!("{}\n", text.trim_end())
     };
     std::iter::once(line(header)).chain(cells.into_iter().map(line)).collect()
 }
@@ -119,6 +141,14 @@ mod tests {
             row("20261124T020100Z-103", "preview", "interrupted", 1),
             row("20261124T020300Z-104", "drift", "succeeded, 1 drifted", 6),
         ];
-        insta::assert_snapshot!(history_table(&rows));
+        insta::assert_snapshot!(history_table(&rows, None));
+        for columns in [60, 80, 120] {
+            for line in history_table(&rows, Some(columns)).lines() {
+                assert!(line.chars().count() <= columns, "{line:?} at {columns}");
+                assert!(line.starts_with("run") || line.starts_with("2026"), "{line:?}");
+            }
+        }
+        let narrow = history_table(&rows, Some(80));
+        assert!(narrow.contains("20261124T020300Z-104") && narrow.contains("succeeded, 1 drifted"), "{narrow}");
     }
 }
