@@ -36,6 +36,9 @@ fn ext_a_destroyed_environment_fails_drift_and_status_says_the_stacks_are_empty(
     let status = run(&["status", "--provider", "local", "--stack", "dev"]);
     assert!(status.stdout().contains("empty (destroyed, or never updated)"), "{}", status.stdout());
     assert!(!status.stdout().contains("no drift"), "a drift verdict of a stack now empty: {}", status.stdout());
+    let outputs = run(&["outputs", "--provider", "local", "--stack", "dev"]);
+    assert_eq!(outputs.code(), 1, "{}", outputs.stderr());
+    assert!(outputs.stdout().contains("infrastructure/cluster  (not deployed on stack `dev`)"), "{}", outputs.stdout());
 }
 
 #[test]

@@ -189,7 +189,7 @@ fn ext_preview_report_drift_outputs_and_affected_against_the_real_pulumi() {
     workspace
         .run(&["preview", "--provider", "files", "--non-interactive", "--only", "store", "--expect-no-changes"])
         .expect_code(3)
-        .expect_stderr_contains("`--expect-no-changes`, but 1 of 1 projects have changes: store");
+        .expect_stderr_contains("`--expect-no-changes`, but 1 of 1 project has changes: store");
 
     // Apply it, then make drift outside Pulumi: one file edited, one removed.
     workspace.run(&["up", "--provider", "files", "--non-interactive"]).expect_code(0);

@@ -68,8 +68,13 @@ impl OutputReader<'_> {
 
     fn read(&self, project: &Project, stacks: &BackendStacks) -> ProjectOutputs {
         let dir: PathBuf = self.provider.dir_of(project);
-        let not_deployed = PulumiManifest::load(&dir)
-            .is_ok_and(|manifest| self.backend.stack_exists(&manifest.name, self.stack) == Some(false));
+        // What the backend holds now, where the runner can read it: a destroyed stack (kept,
+        // empty) is not deployed either.
+        let not_deployed = match stacks.facts(project) {
+            Ok(facts) => !facts.is_deployed(),
+            Err(_) => PulumiManifest::load(&dir)
+                .is_ok_and(|manifest| self.backend.stack_exists(&manifest.name, self.stack) == Some(false)),
+        };
         if not_deployed {
             return ProjectOutputs {
                 project: project.path.to_string(),
