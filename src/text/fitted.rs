@@ -22,15 +22,10 @@ pub fn fit_middle(text: &str, width: usize) -> String {
     out
 }
 
-/// Below this many columns a middle cut leaves two stubs nobody can read (`not s…pted`).
-const MIDDLE_CUT_MIN: usize = 24;
-
-/// A reason or an error in at most `width` columns: cut in the middle when there is room for
-/// both ends to say something, else after the last whole word that fits (`not started…`).
+/// A reason or an error in at most `width` columns: cut at its end, after the last whole part
+/// or word that fits (`dependency kubernetes/certmgr…`), never in the middle, where the cut
+/// removes what the words are about (a stack's name, a project, a run id).
 pub fn fit_reason(text: &str, width: usize) -> String {
-    if measure_text_width(text) <= width || width >= MIDDLE_CUT_MIN {
-        return fit_middle(text, width);
-    }
     fit_words(text, width)
 }
 
@@ -125,7 +120,17 @@ mod tests {
         assert_eq!(fit_reason("2 unchanged", 11), "2 unchanged");
         assert_eq!(fit_reason("unreachable", 6), "unrea…");
         let long = "error: creating EC2 VPC: VpcLimitExceeded: the maximum number of VPCs has been reached";
-        assert!(fit_reason(long, 40).ends_with("has been reached"), "a wide room keeps both ends");
+        assert_eq!(
+            fit_reason(long, 45),
+            "error: creating EC2 VPC: VpcLimitExceeded…",
+            "cut at its end, never in the middle"
+        );
+        let stack = "stack `organization/local-network/dev` does not exist: never deployed, or removed";
+        assert_eq!(
+            fit_reason(stack, 60),
+            "stack `organization/local-network/dev` does not exist…",
+            "the stack name stays whole"
+        );
     }
 
     #[test]
