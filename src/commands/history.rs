@@ -50,7 +50,7 @@ impl HistoryRow {
         // A runner killed with `kill -9` cannot mark its run: a dead holder on this host says it.
         let abandoned = run.state == RunState::Running
             && run.host == crate::history::host_name()
-            && !crate::history::process_alive(run.pid);
+            && !crate::cancel::process_alive(run.pid);
         let state = if abandoned { RunState::Interrupted } else { run.state };
         let failed = run.projects.iter().filter(|p| p.result == ProjectState::Failed).count();
         let not_deployed = run.projects.iter().filter(|p| p.result == ProjectState::NotDeployed).count();

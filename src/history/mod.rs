@@ -14,6 +14,6 @@ pub use resume_point::{ResumeBasis, ResumePoint};
 pub use run_record::{ProjectRecord, ProjectState, RecordedProcess, RunRecord, RunState};
 pub use run_store::RunStore;
 pub use run_timeline::{RunTimeline, Segment, SegmentKind, TimelineProject};
-pub use stack_lock::{host_name, process_alive, StackLock};
+pub use stack_lock::{host_name, StackLock};
 pub use success_index::{StackSuccesses, SuccessIndex};
 pub use timeline_recorder::TimelineRecorder;

@@ -92,7 +92,7 @@ impl RunStore {
         let host = super::stack_lock::host_name();
         let mut abandoned = Vec::new();
         for mut run in self.runs_of(provider, stack) {
-            if run.state == RunState::Running && run.host == host && !super::stack_lock::process_alive(run.pid) {
+            if run.state == RunState::Running && run.host == host && !crate::cancel::process_alive(run.pid) {
                 run.state = RunState::Interrupted;
                 for project in run.projects.iter_mut().filter(|p| p.result == ProjectState::Running) {
                     project.result = ProjectState::Cancelled;

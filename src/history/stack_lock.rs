@@ -166,7 +166,7 @@ pub fn host_name() -> String {
     gethostname::gethostname().to_string_lossy().into_owned()
 }
 
-pub use crate::cancel::process_alive;
+use crate::cancel::process_alive;
 
 #[cfg(test)]
 mod tests {

@@ -73,7 +73,7 @@ fn marked_by(runner_pid: u32) -> Vec<i32> {
     processes
         .flatten()
         .filter_map(|process| process.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| pid != own && crate::history::process_alive(pid as u32))
+        .filter(|&pid| pid != own && crate::cancel::process_alive(pid as u32))
         .filter(|pid| {
             std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environment| {
                 environment.split(|byte| *byte == 0).any(|variable| variable.starts_with(prefix.as_bytes()))
@@ -106,7 +106,7 @@ mod tests {
         });
         assert_eq!(stop_orphaned_children(999_999_991), 2);
         reaper.join().unwrap();
-        assert!(crate::history::process_alive(other.id()), "another runner's child is left alone");
+        assert!(crate::cancel::process_alive(other.id()), "another runner's child is left alone");
         other.kill().unwrap();
         other.wait().unwrap();
     }

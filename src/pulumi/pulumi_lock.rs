@@ -11,8 +11,9 @@ use serde::Deserialize;
 use super::object_store::open_object_store;
 use super::object_store_response::shown_url;
 use super::{Backend, ChildEnvironment, MARKER_VARIABLE};
+use crate::cancel::process_alive;
 use crate::cancel::{pid_may_live_elsewhere, process_start_time};
-use crate::history::{host_name, process_alive};
+use crate::history::host_name;
 
 /// A lock object (`.pulumi/locks/<org>/<project>/<stack>/<id>.json`) as the real CLI writes it:
 /// `{"pid":20701,"username":"root","hostname":"vm","timestamp":"2026-11-22T22:05:19Z"}`.
