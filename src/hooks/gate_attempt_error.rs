@@ -25,6 +25,11 @@ pub enum GateAttemptError {
     CaFileNotPem { path: PathBuf, source: Option<reqwest::Error> },
     #[error("cannot set up an HTTP client: {0}")]
     Client(String),
+    /// What a `kubernetes` gate found missing (a condition, a ready endpoint).
+    #[error(transparent)]
+    NotReady(#[from] super::kubernetes_readiness::NotReady),
+    #[error("{command} printed no JSON: {detail}")]
+    NotJson { command: String, detail: String },
     #[error("no answer within {}", humantime::format_duration(*.0))]
     NoAnswer(Duration),
     #[error("stopped: the run is cancelled")]

@@ -5,6 +5,8 @@ mod http_client_builder;
 mod kubeconfig_care;
 mod kubeconfig_entries;
 mod kubeconfig_file;
+mod kubernetes_gate;
+mod kubernetes_readiness;
 mod readiness_check;
 
 pub use command_hook::{CommandHook, CommandHookError};

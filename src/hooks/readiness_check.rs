@@ -109,6 +109,9 @@ async fn attempt(
         GateCheck::Http { url, expect_body, ca_file } => {
             http_get(url, expect_body.as_deref(), ca_file.as_deref()).await
         }
+        GateCheck::Kubernetes { object, context } => {
+            super::kubernetes_gate::kubernetes_attempt(object, context.as_deref(), cwd, env, cancellation).await
+        }
     }
 }
 

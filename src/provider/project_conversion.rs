@@ -5,8 +5,8 @@ use toml::Spanned;
 
 use super::provider_file::{GateFile, HookFile, PrerequisiteFile, ProjectFile, RetryFile};
 use super::{
-    GateCheck, HookSpec, Phase, Prerequisite, Project, ProjectPath, ReadinessGate, RetryPatterns, RetryPolicy,
-    SecretSpec,
+    GateCheck, HookSpec, KubernetesKind, KubernetesObject, Phase, Prerequisite, Project, ProjectPath, ReadinessGate,
+    RetryPatterns, RetryPolicy, SecretSpec,
 };
 use crate::config::RepositoryRoot;
 use crate::error::{Location, Result, UserError};
@@ -183,6 +183,31 @@ impl ProjectConversion<'_> {
         let gate = gate.into_inner();
         let key = format!("ready[{index}]");
         let ca_file_at = gate.ca_file.as_ref().map(|file| file.span().start);
+        let kubernetes_only = gate.namespace.as_ref().or(gate.context.as_ref()).map(|text| text.span().start);
+        if let Some(kubernetes) = gate.kubernetes {
+            let other_checks = [
+                gate.command.as_ref().map(|argv| argv.span()),
+                gate.http.as_ref().map(|url| url.span()),
+                gate.tcp.as_ref().map(|address| address.span()),
+            ];
+            if let Some(other) = other_checks.into_iter().flatten().next() {
+                return Err(self.invalid(
+                    other.start,
+                    format!("`{key}` of `{path}` needs exactly one of `command`, `http`, `tcp` or `kubernetes`"),
+                ));
+            }
+            if let Some(offset) = ca_file_at {
+                return Err(self.invalid(offset, format!("`{key}.ca_file` of `{path}` applies to `http` gates only")));
+            }
+            let check = self.kubernetes_check(path, &key, kubernetes, gate.namespace, gate.context)?;
+            return self.timed_gate(path, &key, check, gate.timeout, gate.interval);
+        }
+        if let Some(offset) = kubernetes_only {
+            return Err(self.invalid(
+                offset,
+                format!("`{key}.namespace` and `{key}.context` of `{path}` apply to `kubernetes` gates only"),
+            ));
+        }
         let check = match (gate.command, gate.http, gate.tcp) {
             (Some(argv), None, None) if !argv.get_ref().is_empty() => GateCheck::Command(argv.into_inner()),
             (Some(argv), None, None) => {
@@ -213,7 +238,7 @@ impl ProjectConversion<'_> {
                 return Err(self.invalid(
                     start,
                     format!(
-                        "`{key}` of `{path}` needs exactly one of `command = [...]`, `http = \"http(s)://...\"` or `tcp = \"host:port\"`"
+                        "`{key}` of `{path}` needs exactly one of `command = [...]`, `http = \"http(s)://...\"`, `tcp = \"host:port\"` or `kubernetes = \"kind/name\"`"
                     ),
                 ))
             }
@@ -221,15 +246,69 @@ impl ProjectConversion<'_> {
         if let (Some(offset), false) = (ca_file_at, matches!(check, GateCheck::Http { .. })) {
             return Err(self.invalid(offset, format!("`{key}.ca_file` of `{path}` applies to `http` gates only")));
         }
-        let timeout = match &gate.timeout {
+        self.timed_gate(path, &key, check, gate.timeout, gate.interval)
+    }
+
+    fn timed_gate(
+        &self,
+        path: &ProjectPath,
+        key: &str,
+        check: GateCheck,
+        timeout: Option<Spanned<String>>,
+        interval: Option<Spanned<String>>,
+    ) -> Result<ReadinessGate> {
+        let timeout = match &timeout {
             Some(text) => self.duration(path, &format!("{key}.timeout"), text)?,
             None => ReadinessGate::DEFAULT_TIMEOUT,
         };
-        let interval = match &gate.interval {
+        let interval = match &interval {
             Some(text) => self.duration(path, &format!("{key}.interval"), text)?,
             None => ReadinessGate::DEFAULT_INTERVAL,
         };
         Ok(ReadinessGate { check, timeout, interval })
+    }
+
+    /// `kubernetes = "service/webhook"`, with `namespace` for the namespaced kinds only.
+    fn kubernetes_check(
+        &self,
+        path: &ProjectPath,
+        key: &str,
+        object: Spanned<String>,
+        namespace: Option<Spanned<String>>,
+        context: Option<Spanned<String>>,
+    ) -> Result<GateCheck> {
+        let text = object.get_ref();
+        let known = KubernetesKind::NAMES.iter().map(|(_, names)| names.join(" or ")).collect::<Vec<_>>().join(", ");
+        let (kind, name) = match text.split_once('/') {
+            Some((kind, name)) if !name.is_empty() && !name.contains('/') => (kind, name),
+            _ => {
+                return Err(self.invalid(
+                    object.span().start,
+                    format!("`{key}.kubernetes = \"{text}\"` of `{path}` is not `kind/name` (kinds: {known})"),
+                ))
+            }
+        };
+        let Some(kind) = KubernetesKind::from_name(kind) else {
+            return Err(self.invalid(
+                object.span().start,
+                format!(
+                    "`{key}.kubernetes = \"{text}\"` of `{path}` names no kind a gate can wait for (kinds: {known})"
+                ),
+            ));
+        };
+        let namespace = match (kind.namespaced(), namespace) {
+            (true, Some(namespace)) => Some(namespace.into_inner()),
+            (true, None) => Some("default".to_string()),
+            (false, Some(namespace)) => {
+                return Err(self.invalid(
+                    namespace.span().start,
+                    format!("`{key}.namespace` of `{path}`: a {} is not namespaced", kind.name()),
+                ))
+            }
+            (false, None) => None,
+        };
+        let object = KubernetesObject { kind, name: name.to_string(), namespace };
+        Ok(GateCheck::Kubernetes { object, context: context.map(Spanned::into_inner) })
     }
 
     fn prerequisite(&self, path: &ProjectPath, index: usize, raw: PrerequisiteFile) -> Result<Prerequisite> {

@@ -95,6 +95,10 @@ pub(super) struct GateFile {
     /// A PEM file of extra certificate authorities an `https` gate trusts.
     pub ca_file: Option<Spanned<String>>,
     pub tcp: Option<Spanned<String>>,
+    /// `kind/name` of a Kubernetes object (crd, service, deployment, apiservice).
+    pub kubernetes: Option<Spanned<String>>,
+    pub namespace: Option<Spanned<String>>,
+    pub context: Option<Spanned<String>>,
     pub timeout: Option<Spanned<String>>,
     pub interval: Option<Spanned<String>>,
 }

@@ -29,6 +29,14 @@ pub enum GateCheck {
     },
     /// Passes when a TCP connection opens.
     Tcp(String),
+    /// Passes when the object is ready in Kubernetes' own terms, asked with `kubectl` through
+    /// the run's `KUBECONFIG` (where a `kubeconfig` hook installed the cluster), in `context`
+    /// when given, else in the file's current context.
+    Kubernetes {
+        object: super::KubernetesObject,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        context: Option<String>,
+    },
 }
 
 impl ReadinessGate {
@@ -40,6 +48,10 @@ impl ReadinessGate {
             GateCheck::Command(argv) => format!("`{}`", argv.join(" ")),
             GateCheck::Http { url, .. } => format!("GET {url}"),
             GateCheck::Tcp(address) => format!("tcp {address}"),
+            GateCheck::Kubernetes { object, context: None } => format!("kubernetes {object}"),
+            GateCheck::Kubernetes { object, context: Some(context) } => {
+                format!("kubernetes {object} in context {context}")
+            }
         }
     }
 }

@@ -42,6 +42,8 @@ struct ProjectEntry<'a> {
     needs_cluster: bool,
     pool: Option<&'a str>,
     expected_seconds: Option<f64>,
+    /// Its readiness gates, checked after its `up` and before any dependent starts.
+    ready: &'a [crate::provider::ReadinessGate],
 }
 
 /// The plan for scripts: `{"provider", "order", "waves", "projects": [{"path", "description", "phase", "depends_on"}]}`.
@@ -73,6 +75,7 @@ pub fn json(provider: &Provider, graph: &ProjectGraph, plan: &ExecutionPlan, par
                     needs_cluster: project.needs_cluster,
                     pool: project.pool.as_deref(),
                     expected_seconds: step(node).expected.map(seconds),
+                    ready: &project.ready,
                 }
             })
             .collect(),

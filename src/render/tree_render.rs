@@ -153,10 +153,12 @@ fn project_lines(
         details.push(project.description.clone());
     }
     let why = why_it_waits(graph, plan, node);
-    let hooks: Vec<String> = if plan.operation.is_reversed() {
-        Vec::new()
+    // Hooks and gates follow an `up` only.
+    let hooks: Vec<String> = if plan.operation == crate::plan::Operation::Up {
+        let hooks = project.on_success.iter().map(|hook| hook.describe());
+        hooks.chain(project.ready.iter().map(|gate| format!("ready when {}", gate.describe()))).collect()
     } else {
-        project.on_success.iter().map(|hook| hook.describe()).collect()
+        Vec::new()
     };
     let mut line = head.clone();
     if !why.is_empty() {

@@ -102,3 +102,35 @@ fn the_second_hook_names_its_own_line() {
 fn prerequisite_window_that_is_no_duration() {
     expect_error_at!("prerequisites = [\n  { project = \"b\", succeeded_within = \"recently\" },\n]\n");
 }
+
+#[test]
+fn a_kubernetes_gate_names_a_known_kind_and_its_namespace_rules() {
+    expect_error_at!("kubernetes_not_kind_slash_name", "ready = [\n  { kubernetes = \"webhook\" },\n]\n");
+    expect_error_at!("kubernetes_unknown_kind", "ready = [\n  { kubernetes = \"pod/webhook-0\" },\n]\n");
+    expect_error_at!(
+        "kubernetes_namespace_on_a_cluster_kind",
+        "\n[[project.ready]]\nkubernetes = \"crd/certificates.cert-manager.io\"\nnamespace = \"cert-manager\"\n"
+    );
+    expect_error_at!(
+        "kubernetes_with_a_second_check",
+        "ready = [\n  { kubernetes = \"svc/webhook\", tcp = \"127.0.0.1:1\" },\n]\n"
+    );
+    expect_error_at!("namespace_without_kubernetes", "\n[[project.ready]]\ntcp = \"127.0.0.1:1\"\nnamespace = \"demo\"\n");
+}
+
+/// `show --format json` states the gate whole: kind, name, the namespace a namespaced kind gets
+/// by default, and the context.
+#[test]
+fn a_kubernetes_gate_is_shown_with_its_object() {
+    let workspace = workspace_with(
+        "ready = [\n  { kubernetes = \"svc/webhook\", namespace = \"cert-manager\", context = \"kind-dev\" },\n  { kubernetes = \"Deployment/web\" },\n  { kubernetes = \"apiservice/v1beta1.metrics.k8s.io\", timeout = \"2m\" },\n]\n",
+    );
+    let output = workspace.run(&["show", "--provider", "demo", "--format", "json"]);
+    output.expect_code(0);
+    let json: serde_json::Value = serde_json::from_str(&output.stdout()).unwrap();
+    let project = json["projects"].as_array().unwrap().iter().find(|project| project["path"] == "a").unwrap().clone();
+    insta::assert_json_snapshot!(project["ready"]);
+    let text = workspace.run(&["show", "--provider", "demo"]);
+    text.expect_code(0);
+    assert!(text.stdout().contains("kubernetes service cert-manager/webhook in context kind-dev"), "{}", text.stdout());
+}
