@@ -123,6 +123,9 @@ pub enum UserError {
     #[error("cannot resume {resumed}: the stack changed since it started:\n{}", problem_list(.changes))]
     ResumeSuperseded { resumed: String, changes: Vec<String>, command: String },
 
+    #[error("destroying {destroyed} would strand what reads from it:\n{}", problem_list(.holding))]
+    DestroyWouldStrand { destroyed: String, holding: Vec<String>, command: String },
+
     #[error("{source_name} does not open stack `{stack}`: `{}` was sealed with another passphrase", shown_path(file))]
     WrongPassphrase { stack: String, file: PathBuf, source_name: String },
 
@@ -211,6 +214,7 @@ impl UserError {
             | UserError::StackFileConflict { .. }
             | UserError::SharedSecretRefused { .. }
             | UserError::ResumeSuperseded { .. }
+            | UserError::DestroyWouldStrand { .. }
             | UserError::WrongPassphrase { .. }
             | UserError::Usage(_)
             | UserError::PreflightFailed { .. }
@@ -259,6 +263,9 @@ impl UserError {
             }
             UserError::ResumeSuperseded { command, .. } => Some(format!(
                 "what it left pending may rest on what changed since: run `{command}` without `--resume`, which plans from the whole graph"
+            )),
+            UserError::DestroyWouldStrand { command, .. } => Some(format!(
+                "their stacks read its outputs (a kubeconfig, stack references) to be destroyed themselves: `{command}` destroys them first; nothing was destroyed"
             )),
             UserError::WrongPassphrase { .. } => Some(
                 "set the passphrase this stack was created with as `PULUMI_CONFIG_PASSPHRASE` (or `PULUMI_CONFIG_PASSPHRASE_FILE`) in `config/pulumi/environment`; nothing was run"

@@ -2,13 +2,13 @@
 
 use serde_json::Value;
 
-use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, Workspace};
+use crate::support::{copy_tree, path_with, real_pulumi_dir, stash_local, Workspace};
 
 fn local_workspace() -> Workspace {
     let mut workspace = Workspace::new();
-    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
-    std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
-    let example = std::fs::read_to_string(repository().join("config/pulumi/environment.example")).unwrap();
+    copy_tree(&stash_local().join("projects/local"), &workspace.path("projects/local"));
+    std::fs::copy(stash_local().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
+    let example = std::fs::read_to_string(stash_local().join("config/pulumi/environment.example")).unwrap();
     workspace.env_file(&example);
     let home = workspace.path("home");
     workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());
@@ -130,4 +130,54 @@ fn ext_a_failing_project_skips_its_dependents_and_the_other_branch_completes() {
     assert_eq!(project(&report, "infrastructure/network")["result"], "succeeded");
     assert_eq!(project(&report, "infrastructure/cluster")["result"], "succeeded");
     assert_eq!(project(&report, "applications/demo")["result"], "skipped");
+}
+
+/// MARA's classic failure: the cluster destroyed while kubernetes stacks still hold objects in
+/// it leaves stacks nothing can destroy any more. Refused, from what the backend holds; the
+/// kubernetes projects destroyed first (`--with-dependents`, or by hand) make it allowed.
+#[test]
+fn ext_destroying_the_cluster_under_kubernetes_stacks_that_hold_resources_is_refused() {
+    let workspace = local_workspace();
+    workspace.run(&["up", "--provider", "local", "--stack", "dev"]).expect_code(0);
+    let cluster_only = ["destroy", "--provider", "local", "--stack", "dev", "--yes", "--only", "infrastructure/cluster"];
+
+    let refused = workspace.run(&cluster_only);
+    refused.expect_code(2);
+    let stderr = refused.stderr();
+    assert!(stderr.contains("error: destroying `infrastructure/cluster` would strand what reads from it:"), "{stderr}");
+    assert!(stderr.contains("`kubernetes/certmgr` holds ") && stderr.contains("`kubernetes/applications/demo` holds "));
+    // The image build needs no cluster: its destroy does not go through it.
+    assert!(!stderr.contains("utility/demo-image"), "{stderr}");
+    assert!(
+        stderr.contains("`runner destroy --provider local --stack dev --only infrastructure/cluster --with-dependents`"),
+        "{stderr}"
+    );
+    let status = workspace.run(&["status", "--provider", "local", "--stack", "dev"]);
+    assert!(!status.stdout().contains("destroy"), "nothing was destroyed:\n{}", status.stdout());
+
+    // One kubernetes stack emptied by hand: the other still strands.
+    workspace
+        .run(&["destroy", "--provider", "local", "--stack", "dev", "--yes", "--only", "kubernetes/applications/demo"])
+        .expect_code(0);
+    let still = workspace.run(&cluster_only);
+    still.expect_code(2);
+    assert!(still.stderr().contains("`kubernetes/certmgr` holds ") && !still.stderr().contains("applications/demo"));
+
+    let together = workspace.run(&[
+        "destroy",
+        "--provider",
+        "local",
+        "--stack",
+        "dev",
+        "--yes",
+        "--only",
+        "infrastructure/cluster",
+        "--with-dependents",
+        "--report",
+        "json=together.json",
+    ]);
+    together.expect_code(0);
+    let report = report(&workspace, "together.json");
+    assert_eq!(project(&report, "kubernetes/certmgr")["result"], "succeeded");
+    assert_eq!(project(&report, "infrastructure/cluster")["result"], "succeeded");
 }

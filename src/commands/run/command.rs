@@ -72,6 +72,9 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
             plan.len()
         )));
     }
+    if run.operation == Operation::Destroy && run.targets.is_empty() {
+        crate::commands::run::destroy_guard::refuse_stranding_destroy(run, &loaded, &selected, &environment, &backend)?;
+    }
     if run.operation == Operation::Destroy
         && !run.yes
         && !crate::commands::run::destroy_confirmation::confirm_destroy(settings, run, &loaded, &plan)?

@@ -4,6 +4,7 @@ pub(crate) mod changes;
 pub(crate) mod command;
 pub(crate) mod configuration_gate;
 pub(crate) mod destroy_confirmation;
+pub(crate) mod destroy_guard;
 pub(crate) mod history_failure;
 pub(crate) mod kubeconfig_record;
 pub(crate) mod lock_recovery;
