@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Builds the pinned etcd and kube-apiserver from Go modules for the tests that validate
-# `runner export pko` against a real Kubernetes API server. No prebuilt binary can be
+# Builds the pinned etcd, kube-apiserver and kube-controller-manager from Go modules: the tests
+# validate `runner export pko` against a real Kubernetes API server, and scripts/local-cluster.sh
+# runs the three as the `local` provider's control plane (the controller manager's garbage
+# collector and namespace controller are what let a foreground delete finish). No prebuilt binary can be
 # downloaded here, so they are built once into a cache directory outside the repository
 # (the same cache root as scripts/install-pulumi.sh) and reused on the next run.
 #
-# Prints the directory holding `etcd` and `kube-apiserver` as its last line, so callers can
+# Prints the directory holding the three binaries as its last line, so callers can
 # do: export RUNNER_KUBE_TEST_BIN="$(scripts/install-kube-test-servers.sh | tail -n1)"
 set -euo pipefail
 
@@ -17,7 +19,8 @@ STAGING_VERSION="v0.${KUBE_VERSION#v1.}"
 
 log() { printf 'install-kube-test-servers: %s\n' "$*" >&2; }
 
-if [ -z "${RUNNER_KUBE_FORCE_BUILD:-}" ] && [ -x "$BIN_DIR/etcd" ] && [ -x "$BIN_DIR/kube-apiserver" ]; then
+if [ -z "${RUNNER_KUBE_FORCE_BUILD:-}" ] && [ -x "$BIN_DIR/etcd" ] && [ -x "$BIN_DIR/kube-apiserver" ] \
+    && [ -x "$BIN_DIR/kube-controller-manager" ]; then
     log "using cached build in $BIN_DIR"
     echo "$BIN_DIR"
     exit 0
@@ -28,6 +31,12 @@ command -v go >/dev/null 2>&1 || { log "go is required to build etcd and kube-ap
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$BIN_DIR.partial"
+# A cache made before the controller manager joined keeps its two binaries.
+for binary in etcd kube-apiserver; do
+    if [ -z "${RUNNER_KUBE_FORCE_BUILD:-}" ] && [ -x "$BIN_DIR/$binary" ] && [ ! -x "$BIN_DIR.partial/$binary" ]; then
+        cp "$BIN_DIR/$binary" "$BIN_DIR.partial/$binary"
+    fi
+done
 
 # A throwaway wrapper module imports the main package, so `go build` resolves it with the
 # wrapper's go.mod (dependency modules' own replace directives are ignored by Go).
@@ -47,11 +56,10 @@ else
     wrapper_build "$dir" go.etcd.io/etcd/server/v3 "$BIN_DIR.partial/etcd" "-s -w"
 fi
 
-if [ -x "$BIN_DIR.partial/kube-apiserver" ]; then
-    log "reusing kube-apiserver from an earlier partial build"
-else
-    log "building kube-apiserver $KUBE_VERSION from Go modules (3-6 minutes on 2 cores, once)"
-    dir="$work/kube"
+kube_dir="$work/kube"
+prepare_kube_module() {
+    [ -f "$kube_dir/go.mod" ] && return 0
+    local dir="$kube_dir"
     mkdir -p "$dir"
     kube_mod="$(cd "$dir" && printf 'module probe\n' > go.mod && GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$KUBE_VERSION" \
         | sed -n 's/.*"GoMod": "\(.*\)",*/\1/p')"
@@ -70,10 +78,19 @@ else
     minor="${KUBE_VERSION#v1.}"; minor="${minor%%.*}"
     version_flags="-X k8s.io/component-base/version.gitVersion=$KUBE_VERSION"
     version_flags+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
-    wrapper_build "$dir" k8s.io/kubernetes/cmd/kube-apiserver "$BIN_DIR.partial/kube-apiserver" "-s -w $version_flags"
-fi
+}
+
+for command in kube-apiserver kube-controller-manager; do
+    if [ -x "$BIN_DIR.partial/$command" ]; then
+        log "reusing $command from an earlier build"
+        continue
+    fi
+    prepare_kube_module
+    log "building $command $KUBE_VERSION from Go modules (1-6 minutes on 2 cores, once)"
+    wrapper_build "$kube_dir" "k8s.io/kubernetes/cmd/$command" "$BIN_DIR.partial/$command" "-s -w $version_flags"
+done
 
 rm -rf "$BIN_DIR"
 mv "$BIN_DIR.partial" "$BIN_DIR"
-log "installed etcd and kube-apiserver into $BIN_DIR"
+log "installed etcd, kube-apiserver and kube-controller-manager into $BIN_DIR"
 echo "$BIN_DIR"

@@ -27,15 +27,19 @@ if [ "${#missing[@]}" -gt 0 ]; then
     fi
 fi
 
-# The real Kubernetes API server (for `runner export pko`) and the S3-compatible object store
+# The real Kubernetes control plane (for `runner export pko` and the `local` provider's cluster)
+# and the S3-compatible object store
 # (for the shared-backend tests), built from Go modules once and cached like Pulumi; the Azure
 # Blob and Google Cloud Storage emulators (for the `azblob://` and `gs://` lock tests), from npm
 # and Go modules.
 RUNNER_KUBE_TEST_BIN="$(bash scripts/install-kube-test-servers.sh | tail -n1)"
+# The Pulumi Kubernetes provider the `local` provider's kubernetes phase deploys with (the
+# real-cluster tests link it into each test's Pulumi home).
+RUNNER_KUBERNETES_PROVIDER_BIN="$(bash scripts/install-kubernetes-provider.sh | tail -n1)"
 RUNNER_VERSITYGW_BIN="$(bash scripts/install-versitygw.sh | tail -n1)"
 RUNNER_AZURITE_BIN="$(bash scripts/install-azurite.sh | tail -n1)"
 RUNNER_FAKE_GCS_BIN="$(bash scripts/install-fake-gcs.sh | tail -n1)"
-export RUNNER_KUBE_TEST_BIN RUNNER_VERSITYGW_BIN RUNNER_AZURITE_BIN RUNNER_FAKE_GCS_BIN
+export RUNNER_KUBE_TEST_BIN RUNNER_KUBERNETES_PROVIDER_BIN RUNNER_VERSITYGW_BIN RUNNER_AZURITE_BIN RUNNER_FAKE_GCS_BIN
 # The CI engines the exported pipelines run on (`act`, `gitlab-ci-local`, which needs Debian's
 # rsync) and the workflow linter, built or installed once and cached like Pulumi.
 RUNNER_ACT_BIN="$(bash scripts/install-act.sh | tail -n1)"

@@ -10,7 +10,7 @@ const SECRET_VALUES: &[&str] = &["correct-horse-battery", "hunter2-hunter2", "gh
 
 fn environment(backend: Option<&str>) -> EnvironmentFile {
     let mut text = String::from(
-        "PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=correct-horse-battery\nLOCAL_CLUSTER_TOKEN=hunter2-hunter2\nGH_PAT=ghp_abcdef0123\nAWS_REGION=eu-west-1\n",
+        "PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=correct-horse-battery\nLOCAL_DEMO_API_KEY=hunter2-hunter2\nGH_PAT=ghp_abcdef0123\nAWS_REGION=eu-west-1\n",
     );
     if let Some(url) = backend {
         text.push_str(&format!("PULUMI_BACKEND_URL={url}\n"));
@@ -132,7 +132,7 @@ fn no_secret_value_is_ever_written_and_secrets_are_ci_secrets() {
                     }
                 }
                 let github = GitHubActionsWorkflow::render(&pipeline);
-                for secret in ["PULUMI_CONFIG_PASSPHRASE", "LOCAL_CLUSTER_TOKEN", "GH_PAT"] {
+                for secret in ["PULUMI_CONFIG_PASSPHRASE", "LOCAL_DEMO_API_KEY", "GH_PAT"] {
                     assert!(github.contains(&format!("{secret}: ${{{{ secrets.{secret} }}}}")), "{secret}:\n{github}");
                 }
                 for plain in ["AWS_REGION", "PULUMI_BACKEND_URL"] {

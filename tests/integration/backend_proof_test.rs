@@ -15,7 +15,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::object_store::{ObjectStore, ACCESS_KEY, BUCKET, SECRET_KEY};
-use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, RunOutput, Workspace};
+use crate::support::{copy_tree, path_with, real_pulumi_dir, stash_local, RunOutput, Workspace};
 use crate::unchanged_test::{edit, git, results};
 
 const CERTMGR: &str = "kubernetes/certmgr";
@@ -42,9 +42,9 @@ impl Deployment {
     fn new(store: Option<ObjectStore>) -> Self {
         let outside = tempfile::tempdir().unwrap();
         let mut workspace = Workspace::new();
-        copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
-        std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
-        let example = std::fs::read_to_string(repository().join("config/pulumi/environment.example")).unwrap();
+        copy_tree(&stash_local().join("projects/local"), &workspace.path("projects/local"));
+        std::fs::copy(stash_local().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
+        let example = std::fs::read_to_string(stash_local().join("config/pulumi/environment.example")).unwrap();
         let mut environment = example.replace("KUBECONFIG=.runner/kube/config", "KUBECONFIG=home/kube/config");
         environment.push_str("BUILD_VERSION=2026.11.1\n");
         let backend_url = match &store {

@@ -14,7 +14,7 @@ fn shipped_workspace(environment: &str) -> Workspace {
     copy_tree(&repository().join("providers"), &workspace.path("providers"));
     copy_tree(&repository().join("projects"), &workspace.path("projects"));
     workspace.env_file(&format!(
-        "PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=never-written-passphrase\nLOCAL_CLUSTER_TOKEN=never-written-token\nDO_TOKEN=dop_v1_never_written\n{environment}"
+        "PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=never-written-passphrase\nLOCAL_DEMO_API_KEY=never-written-key\nDO_TOKEN=dop_v1_never_written\n{environment}"
     ));
     workspace
 }
@@ -33,7 +33,7 @@ fn ext_every_shipped_workflow_passes_actionlint_with_no_finding() {
                 let output = workspace.run(&args);
                 output.expect_code(0);
                 let text = std::fs::read_to_string(workspace.path(&file)).unwrap();
-                for secret in ["never-written-passphrase", "never-written-token", "dop_v1_never_written"] {
+                for secret in ["never-written-passphrase", "never-written-key", "dop_v1_never_written"] {
                     assert!(!text.contains(secret) && !output.stderr().contains(secret), "{secret} in {file}");
                 }
                 files.push(file);

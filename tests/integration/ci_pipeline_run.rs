@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::object_store::{ObjectStore, ACCESS_KEY, BUCKET, SECRET_KEY};
-use crate::support::{copy_tree, real_pulumi_dir, repository, tokenauth_plugin_dir, Workspace};
+use crate::support::{copy_tree, real_pulumi_dir, stash_local, tokenauth_plugin_dir, Workspace};
 
 pub const JOBS: [&str; 6] = [
     "infrastructure-network",
@@ -45,8 +45,8 @@ impl CiRepository {
         let scratch = tempfile::tempdir().unwrap();
         let store = ObjectStore::start(&scratch.path().join("store"));
         let workspace = Workspace::new();
-        copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
-        workspace.file("providers/local.toml", std::fs::read(repository().join("providers/local.toml")).unwrap());
+        copy_tree(&stash_local().join("projects/local"), &workspace.path("projects/local"));
+        workspace.file("providers/local.toml", std::fs::read(stash_local().join("providers/local.toml")).unwrap());
         if broken {
             let file = "projects/local/infrastructure/network/Pulumi.yaml";
             let program = std::fs::read_to_string(workspace.path(file)).unwrap();
@@ -64,7 +64,7 @@ impl CiRepository {
             assert!(program.contains("\nresources:\n"), "{program}");
             workspace.file(file, program.replacen("\nresources:\n", &format!("\n{resource}"), 1));
         }
-        let example = std::fs::read_to_string(repository().join("config/pulumi/environment.example")).unwrap();
+        let example = std::fs::read_to_string(stash_local().join("config/pulumi/environment.example")).unwrap();
         let text = format!(
             "{example}PULUMI_BACKEND_URL={}\nAWS_ACCESS_KEY_ID={ACCESS_KEY}\nAWS_SECRET_ACCESS_KEY={SECRET_KEY}\n",
             store.url(BUCKET)

@@ -1,11 +1,11 @@
 //! Files kept as the user wrote them, and data commands that fail when their data did not arrive.
 
-use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, Workspace};
+use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, stash_local, Workspace};
 
 fn local_workspace(env_file: &str) -> Workspace {
     let workspace = Workspace::new();
-    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
-    std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
+    copy_tree(&stash_local().join("projects/local"), &workspace.path("projects/local"));
+    std::fs::copy(stash_local().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
     workspace.env_file(env_file);
     workspace
 }
@@ -144,7 +144,7 @@ fn export_args() -> Vec<&'static str> {
 #[test]
 fn ext_data_commands_fail_on_a_full_stdout() {
     let mut workspace =
-        local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=full-disk-1234\nLOCAL_CLUSTER_TOKEN=token-1234\n");
+        local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=full-disk-1234\nLOCAL_CLUSTER_TOKEN=token-1234\nLOCAL_DEMO_API_KEY=demo-key-1234\n");
     workspace.stack_file("dev", "config:\n  local:cidr: 10.42.0.0/16\n");
     let home = workspace.path("home");
     std::fs::create_dir_all(&home).unwrap();
@@ -183,7 +183,7 @@ fn ext_data_commands_fail_on_a_full_stdout() {
 #[test]
 fn export_check_refuses_a_cut_stream() {
     let workspace =
-        local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=cut-stream-1234\nLOCAL_CLUSTER_TOKEN=token-1234\n");
+        local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=cut-stream-1234\nLOCAL_CLUSTER_TOKEN=token-1234\nLOCAL_DEMO_API_KEY=demo-key-1234\n");
     workspace.stack_file("dev", "config:\n  local:cidr: 10.42.0.0/16\n");
     let output = workspace.run(&export_args());
     output.expect_code(0);
@@ -204,7 +204,7 @@ fn export_check_refuses_a_cut_stream() {
 #[test]
 fn export_runs_the_preflight_validate_runs_and_names_the_backend() {
     let workspace =
-        local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=preflight-1234\nLOCAL_CLUSTER_TOKEN=token-1234\n");
+        local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=preflight-1234\nLOCAL_CLUSTER_TOKEN=token-1234\nLOCAL_DEMO_API_KEY=demo-key-1234\n");
     copy_tree(&repository().join("providers"), &workspace.path("providers"));
     // A stack file made for `local`, exported for `aws`.
     workspace.stack_file("dev", "config:\n  kubernetes:infra_type: local\n  local:cidr: 10.42.0.0/16\n");
@@ -222,7 +222,7 @@ fn export_runs_the_preflight_validate_runs_and_names_the_backend() {
 
     let local = workspace.run(&export_args());
     local.expect_code(0).expect_stderr_contains("warning: the runner's default backend (`.runner/backend`");
-    workspace.env_file("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=preflight-1234\nLOCAL_CLUSTER_TOKEN=token-1234\nPULUMI_BACKEND_URL=s3://state?region=eu-west-1\n");
+    workspace.env_file("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=preflight-1234\nLOCAL_CLUSTER_TOKEN=token-1234\nLOCAL_DEMO_API_KEY=demo-key-1234\nPULUMI_BACKEND_URL=s3://state?region=eu-west-1\n");
     let shared = workspace.run(&export_args());
     shared
         .expect_code(0)
@@ -235,7 +235,7 @@ fn export_runs_the_preflight_validate_runs_and_names_the_backend() {
 #[test]
 fn the_stack_file_keeps_what_the_user_wrote_or_is_refused_first() {
     let workspace =
-        local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=stack-file-1234\nLOCAL_CLUSTER_TOKEN=token-1234\n");
+        local_workspace("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=stack-file-1234\nLOCAL_CLUSTER_TOKEN=token-1234\nLOCAL_DEMO_API_KEY=demo-key-1234\n");
     let stack_file = workspace.path("config/pulumi/Pulumi.dev.yaml");
     let written = "config: # set by hand\r\n    local:cidr: 10.42.0.0/16 # the lab range\r\n";
     workspace.stack_file("dev", written);

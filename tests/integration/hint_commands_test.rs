@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, RunOutput, Workspace, BRANCHES};
+use crate::support::{copy_tree, path_with, real_pulumi_dir, stash_local, RunOutput, Workspace, BRANCHES};
 
 /// The commands quoted in backticks that start with `runner `.
 pub fn harvested_commands(text: &str) -> BTreeSet<String> {
@@ -36,8 +36,8 @@ fn check_hints(workspace: &Workspace, scenarios: &[&[&str]]) -> BTreeSet<String>
 
 fn local_workspace() -> Workspace {
     let mut workspace = Workspace::new();
-    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
-    std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
+    copy_tree(&stash_local().join("projects/local"), &workspace.path("projects/local"));
+    std::fs::copy(stash_local().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
     let home = workspace.path("home");
     workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());
     workspace

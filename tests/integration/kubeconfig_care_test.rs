@@ -1,14 +1,14 @@
 //! Installing the cluster's kubeconfig keeps the user's own: backup, warnings, no context switch.
 
-use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, Workspace};
+use crate::support::{copy_tree, path_with, real_pulumi_dir, stash_local, Workspace};
 
 const USERS_FILE: &str = "apiVersion: v1\nkind: Config\nclusters:\n- name: prod\n  cluster:\n    server: https://prod.example\ncontexts:\n- name: prod\n  context:\n    cluster: prod\n    user: local-dev-admin\ncurrent-context: prod\nusers:\n- name: local-dev-admin\n  user:\n    token: users-own-token-XYZ\n";
 
 #[test]
 fn ext_the_users_kubeconfig_is_backed_up_named_and_keeps_its_context() {
     let mut workspace = Workspace::new();
-    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
-    std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
+    copy_tree(&stash_local().join("projects/local"), &workspace.path("projects/local"));
+    std::fs::copy(stash_local().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
     workspace.env_file(
         "PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=kube-care-1234\nLOCAL_CLUSTER_TOKEN=cluster-token-1234\n",
     );

@@ -1,13 +1,13 @@
 //! `runner kubeconfig`: the cluster's kubeconfig installed again from its stack's outputs, as a
 //! CI job on another machine than the cluster's needs it; against the real `pulumi`.
 
-use crate::support::{copy_tree, repository, Workspace, BRANCHES};
+use crate::support::{copy_tree, stash_local, Workspace, BRANCHES};
 
 fn local_workspace() -> Workspace {
     let workspace = Workspace::with_real_pulumi();
-    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
-    workspace.file("providers/local.toml", std::fs::read(repository().join("providers/local.toml")).unwrap());
-    let example = std::fs::read_to_string(repository().join("config/pulumi/environment.example")).unwrap();
+    copy_tree(&stash_local().join("projects/local"), &workspace.path("projects/local"));
+    workspace.file("providers/local.toml", std::fs::read(stash_local().join("providers/local.toml")).unwrap());
+    let example = std::fs::read_to_string(stash_local().join("config/pulumi/environment.example")).unwrap();
     workspace.env_file(&example);
     workspace
 }

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::{copy_tree, needs_external, path_with, real_pulumi_dir, repository, Workspace};
+use crate::support::{copy_tree, needs_external, path_with, real_pulumi_dir, stash_local, Workspace};
 
 const USERS_FILE: &str = "apiVersion: v1\nkind: Config\nclusters:\n- name: prod\n  cluster:\n    server: https://prod.example\ncontexts:\n- name: prod\n  context:\n    cluster: prod\n    user: prod-admin\ncurrent-context: prod\nusers:\n- name: prod-admin\n  user:\n    token: users-own-token-XYZ\n";
 
@@ -27,8 +27,8 @@ fn stdout(output: &std::process::Output) -> String {
 /// (`USERS_FILE`), and the cluster deployed by `up`: the workspace and that kubeconfig.
 fn cluster_up_beside_the_users_kubeconfig() -> (Workspace, std::path::PathBuf) {
     let mut workspace = Workspace::new();
-    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
-    std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
+    copy_tree(&stash_local().join("projects/local"), &workspace.path("projects/local"));
+    std::fs::copy(stash_local().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
     workspace.env_file(
         "PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=kube-destroy-1234\nLOCAL_CLUSTER_TOKEN=cluster-token-1234\n",
     );

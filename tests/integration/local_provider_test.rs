@@ -139,7 +139,8 @@ fn ext_a_failing_project_skips_its_dependents_and_the_other_branch_completes() {
 fn ext_destroying_the_cluster_under_kubernetes_stacks_that_hold_resources_is_refused() {
     let workspace = local_workspace();
     workspace.run(&["up", "--provider", "local", "--stack", "dev"]).expect_code(0);
-    let cluster_only = ["destroy", "--provider", "local", "--stack", "dev", "--yes", "--only", "infrastructure/cluster"];
+    let cluster_only =
+        ["destroy", "--provider", "local", "--stack", "dev", "--yes", "--only", "infrastructure/cluster"];
 
     let refused = workspace.run(&cluster_only);
     refused.expect_code(2);
@@ -149,7 +150,8 @@ fn ext_destroying_the_cluster_under_kubernetes_stacks_that_hold_resources_is_ref
     // The image build needs no cluster: its destroy does not go through it.
     assert!(!stderr.contains("utility/demo-image"), "{stderr}");
     assert!(
-        stderr.contains("`runner destroy --provider local --stack dev --only infrastructure/cluster --with-dependents`"),
+        stderr
+            .contains("`runner destroy --provider local --stack dev --only infrastructure/cluster --with-dependents`"),
         "{stderr}"
     );
     let status = workspace.run(&["status", "--provider", "local", "--stack", "dev"]);

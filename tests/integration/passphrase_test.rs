@@ -1,12 +1,12 @@
 //! A wrong passphrase stops every command that needs it with one error, before anything runs,
 //! against the real `pulumi` on the shipped `local` provider.
 
-use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, Workspace};
+use crate::support::{copy_tree, path_with, real_pulumi_dir, stash_local, Workspace};
 
 fn local_provider(passphrase: &str) -> Workspace {
     let mut workspace = Workspace::new();
-    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
-    std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
+    copy_tree(&stash_local().join("projects/local"), &workspace.path("projects/local"));
+    std::fs::copy(stash_local().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
     set_passphrase(&workspace, passphrase);
     let home = workspace.path("home");
     workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());
@@ -14,7 +14,7 @@ fn local_provider(passphrase: &str) -> Workspace {
 }
 
 fn set_passphrase(workspace: &Workspace, passphrase: &str) {
-    let example = std::fs::read_to_string(repository().join("config/pulumi/environment.example")).unwrap();
+    let example = std::fs::read_to_string(stash_local().join("config/pulumi/environment.example")).unwrap();
     let environment = example
         .replace("KUBECONFIG=.runner/kube/config", "KUBECONFIG=home/kube/config")
         .replace("PULUMI_CONFIG_PASSPHRASE=local-dev-passphrase", &format!("PULUMI_CONFIG_PASSPHRASE={passphrase}"));

@@ -17,7 +17,7 @@ fn shipped_workspace() -> Workspace {
     copy_tree(&repository().join("providers"), &workspace.path("providers"));
     copy_tree(&repository().join("projects"), &workspace.path("projects"));
     workspace.env_file(
-        "PULUMI_STACK=dev\nAWS_REGION=us-east-1\nDO_TOKEN=dop_v1_not_real\nPULUMI_CONFIG_PASSPHRASE=never-printed\nLOCAL_CLUSTER_TOKEN=local-token-1234\n",
+        "PULUMI_STACK=dev\nAWS_REGION=us-east-1\nDO_TOKEN=dop_v1_not_real\nPULUMI_CONFIG_PASSPHRASE=never-printed\nLOCAL_DEMO_API_KEY=local-demo-key-1234\n",
     );
     // `export pko` runs `validate`'s preflight: every shipped provider must be valid over this
     // stack (no `kubernetes:infra_type`, which names one provider; every required key set).

@@ -2,12 +2,12 @@
 
 use serde_json::json;
 
-use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, Workspace};
+use crate::support::{copy_tree, path_with, real_pulumi_dir, stash_local, Workspace};
 
 fn local_workspace(environment: &str) -> Workspace {
     let mut workspace = Workspace::new();
-    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
-    std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
+    copy_tree(&stash_local().join("projects/local"), &workspace.path("projects/local"));
+    std::fs::copy(stash_local().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
     workspace.env_file(environment);
     let home = workspace.path("home");
     workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());
@@ -79,7 +79,7 @@ fn ext_ci_with_an_incomplete_configuration_lists_everything_and_writes_nothing()
     let workspace = local_workspace("PULUMI_STACK=dev\n");
     workspace.file(
         "providers/strict.toml",
-        std::fs::read_to_string(repository().join("providers/local.toml")).unwrap().replace(
+        std::fs::read_to_string(stash_local().join("providers/local.toml")).unwrap().replace(
             "[[config]]\nkey = \"local:cidr\"",
             "[[config]]\nkey = \"local:owner\"\nprompt = \"Owner\"\ndefault_env = \"LOCAL_OWNER\"\n\n[[config]]\nkey = \"local:cidr\"",
         ),

@@ -115,7 +115,10 @@ fn a_kubernetes_gate_names_a_known_kind_and_its_namespace_rules() {
         "kubernetes_with_a_second_check",
         "ready = [\n  { kubernetes = \"svc/webhook\", tcp = \"127.0.0.1:1\" },\n]\n"
     );
-    expect_error_at!("namespace_without_kubernetes", "\n[[project.ready]]\ntcp = \"127.0.0.1:1\"\nnamespace = \"demo\"\n");
+    expect_error_at!(
+        "namespace_without_kubernetes",
+        "\n[[project.ready]]\ntcp = \"127.0.0.1:1\"\nnamespace = \"demo\"\n"
+    );
 }
 
 /// `show --format json` states the gate whole: kind, name, the namespace a namespaced kind gets

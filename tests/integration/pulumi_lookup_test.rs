@@ -2,14 +2,14 @@
 //! environment file's), for runs, `status` and `--resume` alike. Real `pulumi`, a file backend
 //! two working copies share.
 
-use crate::support::{copy_tree, real_pulumi_dir, repository, Workspace};
+use crate::support::{copy_tree, real_pulumi_dir, stash_local, Workspace};
 
 /// A working copy whose `pulumi` is only on the environment file's PATH, not the runner's own.
 fn working_copy(backend: &std::path::Path) -> Workspace {
     let mut workspace = Workspace::new();
-    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
-    workspace.file("providers/local.toml", std::fs::read(repository().join("providers/local.toml")).unwrap());
-    let example = std::fs::read_to_string(repository().join("config/pulumi/environment.example")).unwrap();
+    copy_tree(&stash_local().join("projects/local"), &workspace.path("projects/local"));
+    workspace.file("providers/local.toml", std::fs::read(stash_local().join("providers/local.toml")).unwrap());
+    let example = std::fs::read_to_string(stash_local().join("config/pulumi/environment.example")).unwrap();
     let system_path = "/usr/local/bin:/usr/bin:/bin";
     let run_path = format!("{}:{system_path}", real_pulumi_dir().display());
     workspace.env_file(&format!("{example}PULUMI_BACKEND_URL=file://{}\nPATH={run_path}\n", backend.display()));

@@ -2,7 +2,7 @@
 //! the stack itself; `up` what the program registers, `refresh` every resource it read (the
 //! stack reference too), under its own word.
 
-use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, Workspace};
+use crate::support::{copy_tree, path_with, real_pulumi_dir, stash_local, Workspace};
 
 fn counts(workspace: &Workspace, report: &str, project: &str) -> serde_json::Value {
     let text = std::fs::read_to_string(workspace.path(report)).unwrap();
@@ -14,8 +14,8 @@ fn counts(workspace: &Workspace, report: &str, project: &str) -> serde_json::Val
 #[test]
 fn ext_up_and_refresh_count_the_programs_resources_each_in_its_words() {
     let mut workspace = Workspace::new();
-    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
-    std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
+    copy_tree(&stash_local().join("projects/local"), &workspace.path("projects/local"));
+    std::fs::copy(stash_local().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
     workspace
         .env_file("PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=counts-1234\nLOCAL_CLUSTER_TOKEN=cluster-token-1234\n");
     let home = workspace.path("home");

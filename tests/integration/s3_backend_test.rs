@@ -6,19 +6,19 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::object_store::{ObjectStore, ACCESS_KEY, BUCKET, SECRET_KEY};
-use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, RunOutput, Workspace};
+use crate::support::{copy_tree, path_with, real_pulumi_dir, stash_local, RunOutput, Workspace};
 
 /// A working copy of the repository (the `local` provider) whose backend is the store.
 fn working_copy(url: &str, provider_toml: Option<&str>) -> Workspace {
     let mut workspace = Workspace::new();
-    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
+    copy_tree(&stash_local().join("projects/local"), &workspace.path("projects/local"));
     match provider_toml {
         Some(toml) => workspace.provider("local", toml),
         None => {
-            workspace.file("providers/local.toml", std::fs::read(repository().join("providers/local.toml")).unwrap())
+            workspace.file("providers/local.toml", std::fs::read(stash_local().join("providers/local.toml")).unwrap())
         }
     };
-    let example = std::fs::read_to_string(repository().join("config/pulumi/environment.example")).unwrap();
+    let example = std::fs::read_to_string(stash_local().join("config/pulumi/environment.example")).unwrap();
     workspace.env_file(&format!("{example}PULUMI_BACKEND_URL={url}\n"));
     let home = workspace.path("home");
     workspace

@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, Workspace};
+use crate::support::{copy_tree, path_with, real_pulumi_dir, stash_local, Workspace};
 
 fn local_workspace() -> Workspace {
     let mut workspace = Workspace::new();
-    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
-    std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
-    let example = std::fs::read_to_string(repository().join("config/pulumi/environment.example")).unwrap();
+    copy_tree(&stash_local().join("projects/local"), &workspace.path("projects/local"));
+    std::fs::copy(stash_local().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
+    let example = std::fs::read_to_string(stash_local().join("config/pulumi/environment.example")).unwrap();
     workspace.env_file(&example);
     let home = workspace.path("home");
     workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());

@@ -1,7 +1,7 @@
 //! Secrets planted everywhere a secret can come from must not appear in anything the runner
 //! prints or writes: terminal output, `.runner/` (logs, event logs, history) and reports.
 
-use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, Workspace};
+use crate::support::{copy_tree, path_with, real_pulumi_dir, stash_local, Workspace};
 
 const PASSPHRASE: &str = "canary-passphrase-AAAA";
 const CLUSTER_TOKEN: &str = "canary-token-BBBB";
@@ -13,8 +13,8 @@ const OUTPUT: &str = "canary-output-EEEE";
 #[test]
 fn ext_no_secret_leaks_through_up_failure_refresh_and_destroy() {
     let mut workspace = Workspace::new();
-    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
-    let local = std::fs::read_to_string(repository().join("providers/local.toml")).unwrap();
+    copy_tree(&stash_local().join("projects/local"), &workspace.path("projects/local"));
+    let local = std::fs::read_to_string(stash_local().join("providers/local.toml")).unwrap();
     let declared =
         "[[config]]\nkey = \"local:api_key\"\nprompt = \"API key\"\nsecret = true\ndefault_env = \"LOCAL_API_KEY\"\n\n";
     let local = local.replacen("[[config]]", &format!("{declared}[[config]]"), 1);

@@ -7,7 +7,7 @@
 
 use base64::Engine;
 
-use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, Workspace};
+use crate::support::{copy_tree, path_with, real_pulumi_dir, stash_local, Workspace};
 
 const SHORT: &str = "q7Zk9Wv";
 const NUMBER: &str = "4815162";
@@ -56,7 +56,7 @@ fn forms() -> Vec<String> {
 #[test]
 fn ext_secrets_of_every_shape_reach_no_sink() {
     let mut workspace = Workspace::new();
-    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
+    copy_tree(&stash_local().join("projects/local"), &workspace.path("projects/local"));
     let hooked = format!(
         "description = \"shapes\"\nprojects_root = \"projects/local\"\n\n[[project]]\npath = \"infrastructure/hooked\"\nphase = \"infrastructure\"\non_success = [{{ command = {{ argv = [\"python3\", \"-c\", '''{HOOK}'''] }} }}]\n\n[[project]]\npath = \"infrastructure/leaky\"\nphase = \"infrastructure\"\n"
     );

@@ -364,3 +364,10 @@ pub fn needs_external(program: &str) {
     }
     panic!("`{name}` needs {program}: name it `ext_...` so `--skip ::ext_` leaves it out (DEVELOPERS.md)");
 }
+
+/// The test suite's stand-in for the shipped `local` provider: the same graph of Pulumi YAML
+/// projects, each a `pulumi:index:Stash`, so the fast tests need no cluster and no plugin. Holds
+/// `providers/local.toml`, `projects/local/` and `config/pulumi/environment.example`.
+pub fn stash_local() -> PathBuf {
+    repository().join("tests/fixtures/stash-local")
+}

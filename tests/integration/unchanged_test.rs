@@ -5,7 +5,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, RunOutput, Workspace};
+use crate::support::{copy_tree, path_with, real_pulumi_dir, stash_local, RunOutput, Workspace};
 
 const TOKEN: &str = "unchanged-test-cluster-token";
 
@@ -25,9 +25,9 @@ pub(crate) fn git(workspace: &Workspace, args: &[&str]) {
 /// its kubeconfig written outside `.runner/` and its cluster token a value to look for.
 fn local_repository() -> Workspace {
     let mut workspace = Workspace::new();
-    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
-    std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
-    let example = std::fs::read_to_string(repository().join("config/pulumi/environment.example")).unwrap();
+    copy_tree(&stash_local().join("projects/local"), &workspace.path("projects/local"));
+    std::fs::copy(stash_local().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
+    let example = std::fs::read_to_string(stash_local().join("config/pulumi/environment.example")).unwrap();
     let environment = example
         .replace("KUBECONFIG=.runner/kube/config", "KUBECONFIG=home/kube/config")
         .replace("LOCAL_CLUSTER_TOKEN=local-dev-fake-token", &format!("LOCAL_CLUSTER_TOKEN={TOKEN}"));

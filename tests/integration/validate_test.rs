@@ -98,7 +98,7 @@ fn the_shipped_local_provider_declares_every_reference() {
     let repository = crate::support::repository();
     crate::support::copy_tree(&repository.join("providers"), &workspace.path("providers"));
     crate::support::copy_tree(&repository.join("projects/local"), &workspace.path("projects/local"));
-    workspace.env_file("PULUMI_STACK=lint\nPULUMI_CONFIG_PASSPHRASE=validate\nLOCAL_CLUSTER_TOKEN=validate-token\n");
+    workspace.env_file("PULUMI_STACK=lint\nPULUMI_CONFIG_PASSPHRASE=validate\nLOCAL_DEMO_API_KEY=validate-key\n");
     runner_snapshot!(
         Redactions::of(&workspace),
         workspace.std_command(&["validate", "--provider", "local", "--stack", "lint"])

@@ -1,0 +1,294 @@
+//! The shipped `local` provider against a real control plane (`scripts/local-cluster.sh`) and
+//! the real Pulumi Kubernetes provider: what `up` deploys is what `kubectl` shows, a change made
+//! with `kubectl` is drift, `destroy` leaves nothing, and a `kubernetes` gate holds a dependent
+//! until the API server says the object is ready.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::local_cluster::{install_kubernetes_plugin, LocalCluster};
+use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, Workspace};
+
+const API_KEY: &str = "real-cluster-demo-key-8d1f";
+const PASSPHRASE: &str = "real-cluster-passphrase";
+
+/// The shipped `local` provider, projects and environment example in a workspace whose `HOME`
+/// has the Kubernetes plugin installed.
+fn shipped_local() -> Workspace {
+    let mut workspace = Workspace::new();
+    copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
+    std::fs::copy(repository().join("providers/local.toml"), workspace.path("providers/local.toml")).unwrap();
+    let example = std::fs::read_to_string(repository().join("config/pulumi/environment.example")).unwrap();
+    let environment = example
+        .replace("LOCAL_DEMO_API_KEY=local-dev-demo-key", &format!("LOCAL_DEMO_API_KEY={API_KEY}"))
+        .replace("PULUMI_CONFIG_PASSPHRASE=local-dev-passphrase", &format!("PULUMI_CONFIG_PASSPHRASE={PASSPHRASE}"));
+    assert!(environment.contains(API_KEY) && environment.contains(PASSPHRASE), "the example changed:\n{example}");
+    workspace.env_file(&environment);
+    let home = workspace.path("home");
+    install_kubernetes_plugin(&home);
+    workspace.set_env("PATH", path_with(&real_pulumi_dir())).set_env("HOME", home.display().to_string());
+    workspace
+}
+
+/// `kubectl` through the kubeconfig the runner's hook installed (the environment's `KUBECONFIG`).
+fn installed_kubectl(workspace: &Workspace, args: &[&str]) -> String {
+    let output = std::process::Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(workspace.path(".runner/kube/config"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "kubectl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn ext_local_deploys_into_the_real_control_plane_notices_drift_and_destroys_in_reverse() {
+    let workspace = shipped_local();
+    let _cluster = LocalCluster::start(&workspace);
+    let up = workspace.run(&["up", "--provider", "local", "--stack", "dev", "--non-interactive"]);
+    up.expect_code(0);
+    assert!(up.stderr().contains("ready: kubernetes CRD certificates.certs.runner.dev passed"), "{}", up.stderr());
+
+    // What the kubernetes phase deployed, seen through the kubeconfig the hook installed.
+    let namespaces = installed_kubectl(&workspace, &["get", "namespaces", "-o", "name"]);
+    for namespace in ["namespace/cert-manager", "namespace/demo"] {
+        assert!(namespaces.lines().any(|line| line == namespace), "{namespace} missing:\n{namespaces}");
+    }
+    let objects = installed_kubectl(
+        &workspace,
+        &[
+            "get",
+            "configmaps,secrets,deployments,services,serviceaccounts,roles,rolebindings",
+            "-n",
+            "demo",
+            "-o",
+            "name",
+        ],
+    );
+    for object in [
+        "configmap/demo-settings",
+        "secret/demo-credentials",
+        "deployment.apps/demo",
+        "service/demo",
+        "serviceaccount/demo",
+        "role.rbac.authorization.k8s.io/demo-reader",
+        "rolebinding.rbac.authorization.k8s.io/demo-reader",
+    ] {
+        assert!(objects.lines().any(|line| line == object), "{object} missing:\n{objects}");
+    }
+    let crds = installed_kubectl(&workspace, &["get", "crd", "-o", "name"]);
+    assert!(
+        crds.contains("certificates.certs.runner.dev") && crds.contains("clusterissuers.certs.runner.dev"),
+        "{crds}"
+    );
+    let custom = installed_kubectl(&workspace, &["get", "clusterissuers,certificates", "-A", "-o", "name"]);
+    assert!(custom.contains("clusterissuer.certs.runner.dev/local-dev-ca"), "{custom}");
+    assert!(custom.contains("certificate.certs.runner.dev/demo-tls"), "{custom}");
+    // The stack secret reached the Secret, and nothing the runner printed or logged.
+    let stored = installed_kubectl(
+        &workspace,
+        &["get", "secret", "demo-credentials", "-n", "demo", "-o", "jsonpath={.data.api-key}"],
+    );
+    assert_eq!(stored, base64(API_KEY));
+    assert!(!up.stdout().contains(API_KEY) && !up.stderr().contains(API_KEY));
+    for log in workspace.listing().into_iter().filter(|file| file.starts_with(".runner/logs/")) {
+        let text = std::fs::read_to_string(workspace.path(&log)).unwrap_or_default();
+        assert!(!text.contains(API_KEY) && !text.contains(PASSPHRASE), "a secret reached {log}");
+    }
+
+    // A change made behind Pulumi's back is drift of the project that owns the object.
+    installed_kubectl(
+        &workspace,
+        &[
+            "patch",
+            "configmap",
+            "demo-settings",
+            "-n",
+            "demo",
+            "--type",
+            "merge",
+            "-p",
+            r#"{"data":{"hostname":"changed.example"}}"#,
+        ],
+    );
+    let drift = workspace.run(&["drift", "--provider", "local", "--stack", "dev"]);
+    drift.expect_code(3);
+    let said = format!("{}{}", drift.stdout(), drift.stderr());
+    assert!(said.contains("drift found in 1 of 6 projects: kubernetes/applications/demo"), "{said}");
+    assert!(said.contains("kubernetes:core/v1:ConfigMap") && said.contains("settings"), "{said}");
+    // `refresh` records the live object; drift is then gone, and `up` puts the program's back.
+    workspace.run(&["refresh", "--provider", "local", "--stack", "dev", "--non-interactive"]).expect_code(0);
+    workspace.run(&["drift", "--provider", "local", "--stack", "dev"]).expect_code(0);
+    workspace.run(&["up", "--provider", "local", "--stack", "dev", "--non-interactive"]).expect_code(0);
+    let hostname = installed_kubectl(
+        &workspace,
+        &["get", "configmap", "demo-settings", "-n", "demo", "-o", "jsonpath={.data.hostname}"],
+    );
+    assert_eq!(hostname, "demo.local-dev.test");
+
+    // Destroy, kubernetes phase first: nothing of ours is left in the cluster.
+    workspace.run(&["destroy", "--provider", "local", "--stack", "dev", "--yes"]).expect_code(0);
+    let cluster = LocalClusterView(&_cluster);
+    let namespaces = cluster.names("namespaces");
+    assert!(!namespaces.iter().any(|name| name == "demo" || name == "cert-manager"), "{namespaces:?}");
+    assert!(cluster.names("crd").is_empty());
+    assert!(!cluster.names("clusterroles").iter().any(|name| name.contains("runner-local")));
+}
+
+/// Reads the cluster as its admin: the hook's kubeconfig entries are gone after `destroy`.
+struct LocalClusterView<'a>(&'a LocalCluster);
+
+impl LocalClusterView<'_> {
+    fn names(&self, kind: &str) -> Vec<String> {
+        let text = self.0.kubectl_ok(&["get", kind, "-o", "jsonpath={.items[*].metadata.name}"]);
+        text.split_whitespace().map(str::to_string).collect()
+    }
+}
+
+fn base64(text: &str) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in text.as_bytes().chunks(3) {
+        let bytes = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = (u32::from(bytes[0]) << 16) | (u32::from(bytes[1]) << 8) | u32::from(bytes[2]);
+        for index in 0..4 {
+            if index <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * index) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The shipped network and cluster projects, a webhook whose Service has no pod behind it (no
+/// kubelet runs), gated on `kubernetes = "svc/..."`, and a consumer of it.
+const GATED: &str = r#"description = "a consumer behind a webhook gate"
+infra_type = "local"
+projects_root = "projects/local"
+
+[[project]]
+path = "infrastructure/network"
+phase = "infrastructure"
+
+[[project]]
+path = "infrastructure/cluster"
+phase = "infrastructure"
+depends_on = ["infrastructure/network"]
+provides_cluster = true
+always_run = true
+on_success = [{ kubeconfig = { output = "kubeconfig", switch_context = true } }]
+
+[[project]]
+path = "kubernetes/webhook"
+phase = "kubernetes"
+ready = [{ kubernetes = "svc/webhook", namespace = "gate-test", timeout = "3m", interval = "1s" }]
+
+[[project]]
+path = "kubernetes/consumer"
+phase = "kubernetes"
+depends_on = ["kubernetes/webhook"]
+"#;
+
+const WEBHOOK: &str = r#"name: gate-webhook
+runtime: yaml
+resources:
+  cluster:
+    type: pulumi:pulumi:StackReference
+    properties:
+      name: organization/local-cluster/${pulumi.stack}
+  kubernetes:
+    type: pulumi:providers:kubernetes
+    properties:
+      kubeconfig: ${cluster.outputs["kubeconfig"]}
+  namespace:
+    type: kubernetes:core/v1:Namespace
+    properties:
+      metadata:
+        name: gate-test
+    options:
+      provider: ${kubernetes}
+  service:
+    type: kubernetes:core/v1:Service
+    properties:
+      metadata:
+        name: webhook
+        namespace: ${namespace.metadata.name}
+        annotations:
+          pulumi.com/skipAwait: "true"
+      spec:
+        selector: { app: webhook }
+        ports: [{ port: 443, targetPort: 10250 }]
+    options:
+      provider: ${kubernetes}
+"#;
+
+const CONSUMER: &str = "name: gate-consumer\nruntime: yaml\nresources:\n  started:\n    type: pulumi:index:Stash\n    properties:\n      input: after-the-webhook\n";
+
+/// What the endpoint slice controller would write once a webhook pod is ready.
+const READY_SLICE: &str = r#"apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: webhook-ready
+  namespace: gate-test
+  labels: { kubernetes.io/service-name: webhook, endpointslice.kubernetes.io/managed-by: runner-tests }
+addressType: IPv4
+ports: [{ name: "", port: 10250, protocol: TCP }]
+endpoints:
+  - addresses: ["10.0.0.5"]
+    conditions: { ready: true }
+"#;
+
+#[test]
+fn ext_a_kubernetes_gate_holds_the_dependent_until_the_service_has_a_ready_endpoint() {
+    let workspace = shipped_local();
+    workspace.provider("gated", GATED);
+    workspace.file("projects/local/kubernetes/webhook/Pulumi.yaml", WEBHOOK);
+    workspace.file("projects/local/kubernetes/consumer/Pulumi.yaml", CONSUMER);
+    let cluster = LocalCluster::start(&workspace);
+    let stderr_path = workspace.path("up.stderr");
+    let mut up = workspace.std_command(&[
+        "up",
+        "--provider",
+        "gated",
+        "--stack",
+        "dev",
+        "--non-interactive",
+        "--progress",
+        "plain",
+    ]);
+    let mut child = up.stdout(Stdio::null()).stderr(std::fs::File::create(&stderr_path).unwrap()).spawn().unwrap();
+    let stderr = || std::fs::read_to_string(&stderr_path).unwrap_or_default();
+
+    let waiting = Instant::now();
+    while !stderr().contains("waiting until ready: kubernetes service gate-test/webhook") {
+        assert!(child.try_wait().unwrap().is_none(), "up ended before the gate:\n{}", stderr());
+        assert!(waiting.elapsed() < Duration::from_secs(180), "the gate never started:\n{}", stderr());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Several attempts find the Service without a ready endpoint; the consumer has not started.
+    std::thread::sleep(Duration::from_secs(4));
+    assert!(child.try_wait().unwrap().is_none(), "up ended while nothing was ready:\n{}", stderr());
+    assert!(!stderr().contains("kubernetes/consumer started"), "{}", stderr());
+    let consumer_stack = workspace.path(".runner/backend/.pulumi/stacks/gate-consumer");
+    assert!(!consumer_stack.exists(), "the consumer's stack exists before the webhook was ready");
+
+    workspace.file("ready-slice.yaml", READY_SLICE);
+    cluster.kubectl_ok(&["apply", "-f", workspace.path("ready-slice.yaml").to_str().unwrap()]);
+    let ready_at = SystemTime::now();
+    let status = child.wait().unwrap();
+    let text = stderr();
+    assert_eq!(status.code(), Some(0), "{text}");
+    let passed =
+        text.lines().find(|line| line.contains("ready: kubernetes service gate-test/webhook passed after")).unwrap();
+    let attempts: u32 = passed.split("passed after ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!(attempts >= 3, "{passed}");
+    // The consumer's stack was made after the endpoint was: the gate held it until then.
+    let created = std::fs::metadata(consumer_stack.join("dev.json")).unwrap().modified().unwrap();
+    assert!(created >= ready_at, "the consumer's stack is older than the ready endpoint");
+    let consumer = text.lines().position(|line| line.contains("kubernetes/consumer started")).unwrap();
+    let gate = text.lines().position(|line| line == passed).unwrap();
+    assert!(consumer > gate, "{text}");
+}
