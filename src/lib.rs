@@ -69,3 +69,19 @@ fn report_error(err: &UserError) {
         crate::text::stderr_line!("hint: {hint}");
     }
 }
+
+/// Whether `args` (the program's name first) is a command line `runner` accepts, as it parses
+/// it when run: the test of the manual checks every command line the docs show with it.
+pub fn accepts_command_line<I, T>(args: I) -> Result<(), String>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    match Arguments::try_parse_from(cli::reorder_mara_options(args)) {
+        Ok(_) => Ok(()),
+        // `--help` and `--version` are accepted: they print and exit 0.
+        Err(err) if !err.use_stderr() => Ok(()),
+        Err(err) => Err(err.to_string()),
+    }
+}

@@ -20,15 +20,19 @@ impl<C: ProjectCli> ProjectLifecycle<C> {
             let outcome = hooks::wait_until_ready(gate, &stack.dir, &self.context.environment, cancellation).await;
             if !outcome.passed {
                 return Err(StepError::NotReady(format!(
-                    "{} did not pass within {} ({} attempts in {}); last attempt: {}",
+                    "{} did not pass within {} ({} in {}); last attempt: {}",
                     gate.describe(),
                     humantime::format_duration(gate.timeout),
-                    outcome.attempts,
+                    crate::text::counted(outcome.attempts as usize, "attempt"),
                     humantime::format_duration(Duration::from_millis(outcome.elapsed.as_millis() as u64)),
                     outcome.last_attempt
                 )));
             }
-            let message = format!("ready: {} passed after {} attempts", gate.describe(), outcome.attempts);
+            let message = format!(
+                "ready: {} passed after {}",
+                gate.describe(),
+                crate::text::counted(outcome.attempts as usize, "attempt")
+            );
             events.send(ExecutionEvent::ProjectNote { project: project.path.clone(), message }).await;
         }
         Ok(())

@@ -171,7 +171,7 @@ mod tests {
         });
         recorder.on_event(&note("install kubeconfig from output `kubeconfig`"));
         recorder.on_event(&note("waiting until ready: tcp 127.0.0.1:1"));
-        recorder.on_event(&note("ready: tcp 127.0.0.1:1 passed after 1 attempts"));
+        recorder.on_event(&note("ready: tcp 127.0.0.1:1 passed after 1 attempt"));
         let mut report = ProjectReport::not_run(project.clone(), ProjectResult::Succeeded, String::new());
         report.started = Some(started);
         report.duration = Duration::from_millis(5);

@@ -97,19 +97,19 @@ fn an_input_of_the_runner_is_never_the_output() {
 }
 
 #[test]
-fn the_readme_shows_what_the_export_of_local_writes_now() {
+fn the_manual_shows_what_the_export_of_local_writes_now() {
     let workspace = Workspace::new();
     copy_tree(&repository().join("providers"), &workspace.path("providers"));
     copy_tree(&repository().join("projects/local"), &workspace.path("projects/local"));
     let example = std::fs::read_to_string(repository().join("config/pulumi/environment.example")).unwrap();
     workspace.env_file(&format!("{example}PULUMI_BACKEND_URL=s3://my-state-bucket?region=eu-west-1\n"));
-    let readme = std::fs::read_to_string(repository().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(repository().join("docs/src/ci.md")).unwrap();
     for tool in ["github-actions", "gitlab-ci"] {
         let output = workspace.run(&["export", tool, "--provider", "local", "--stack", "dev"]);
         output.expect_code(0);
         assert!(
             readme.contains(&format!("```yaml\n{}```\n", output.stdout())),
-            "README's `{tool}` file is stale; it is now:\n{}",
+            "docs/src/ci.md's `{tool}` file is stale; it is now:\n{}",
             output.stdout()
         );
     }

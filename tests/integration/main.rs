@@ -24,6 +24,7 @@ mod ci_gitlab_test;
 mod closed_output_test;
 mod completion_test;
 mod console_write_rule_test;
+mod docs_test;
 mod doctor_test;
 mod errors_test;
 mod fake_pulumi_shape_test;

@@ -260,11 +260,11 @@ fn ext_preview_report_drift_outputs_and_affected_against_the_real_pulumi() {
     );
 }
 
-/// The CI examples in the README are copied as they are: they must at least be valid YAML.
+/// The CI examples of the manual are copied as they are: they must at least be valid YAML.
 #[test]
-fn the_readme_ci_examples_are_valid_yaml() {
-    let readme = std::fs::read_to_string(crate::support::repository().join("README.md")).unwrap();
-    let section = &readme[readme.find("## In CI").expect("an `In CI` section")..];
+fn the_manuals_ci_examples_are_valid_yaml() {
+    let page = std::fs::read_to_string(crate::support::repository().join("docs/src/ci.md")).unwrap();
+    let section = &page[page.find("## In CI").expect("an `In CI` section")..];
     let blocks: Vec<&str> =
         section.split("```yaml\n").skip(1).map(|block| block.split("```").next().unwrap()).collect();
     assert!(blocks.len() >= 3, "{blocks:?}");
