@@ -72,7 +72,7 @@ fn report_error(err: &UserError) {
 
 /// Whether `args` (the program's name first) is a command line `runner` accepts, as it parses
 /// it when run: the test of the manual checks every command line the docs show with it.
-pub fn accepts_command_line<I, T>(args: I) -> Result<(), String>
+pub fn accepts_command_line<I, T>(args: I) -> Result<(), clap::Error>
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -82,6 +82,6 @@ where
         Ok(_) => Ok(()),
         // `--help` and `--version` are accepted: they print and exit 0.
         Err(err) if !err.use_stderr() => Ok(()),
-        Err(err) => Err(err.to_string()),
+        Err(err) => Err(err),
     }
 }

@@ -74,6 +74,17 @@ impl ResourceChanges {
     }
 
     /// The word for `unchanged` in `operation`'s counts (a table's column, a row's count).
+    /// The words heading a table's change columns: what a preview or a drift check would do is
+    /// said as Pulumi's preview says it (`to create`), what an operation did in the past tense.
+    pub fn column_words(operation: Option<crate::plan::Operation>) -> [&'static str; 4] {
+        use crate::plan::Operation;
+        let unchanged = Self::unchanged_word(operation);
+        match operation {
+            Some(Operation::Preview | Operation::Drift) => ["to create", "to update", "to delete", unchanged],
+            _ => ["created", "updated", "deleted", unchanged],
+        }
+    }
+
     pub fn unchanged_word(operation: Option<crate::plan::Operation>) -> &'static str {
         use crate::plan::Operation;
         match operation {

@@ -72,23 +72,20 @@ impl RunSummary {
         let rows = self.ordered();
         let width = rows.iter().map(|report| report.project.as_str().len()).max().unwrap_or(7).max(7);
         let result_width = rows.iter().map(|report| report.result.as_str().len()).max().unwrap_or(9).max(9);
+        let words = crate::execute::ResourceChanges::column_words(self.info.as_ref().map(|info| info.operation));
+        let [created, updated, deleted, unchanged] = words.map(|word| word.len().max(7));
+        let unchanged = unchanged.max(9);
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "{:width$}  {:result_width$}  {:>8}  {:>7} {:>7} {:>7} {:>9}",
-            "project",
-            "result",
-            "duration",
-            "created",
-            "updated",
-            "deleted",
-            crate::execute::ResourceChanges::unchanged_word(self.info.as_ref().map(|info| info.operation))
+            "{:width$}  {:result_width$}  {:>8}  {:>created$} {:>updated$} {:>deleted$} {:>unchanged$}",
+            "project", "result", "duration", words[0], words[1], words[2], words[3]
         );
         for report in &rows {
             let changes = &report.changes;
             let _ = writeln!(
                 out,
-                "{:width$}  {:result_width$}  {:>8}  {:>7} {:>7} {:>7} {:>9}",
+                "{:width$}  {:result_width$}  {:>8}  {:>created$} {:>updated$} {:>deleted$} {:>unchanged$}",
                 report.project.as_str(),
                 report.result.as_str(),
                 if report.started.is_some() { format_duration(report.duration) } else { "-".into() },

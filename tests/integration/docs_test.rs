@@ -156,6 +156,7 @@ fn every_command_line_shown_is_one_the_binary_accepts() {
         for command in command_lines(&text) {
             checked += 1;
             if let Err(err) = runner::accepts_command_line(words(&command)) {
+                let err = err.to_string();
                 let first = err.lines().next().unwrap_or_default().to_string();
                 refused.push(format!("{}: `{command}`: {first}", shown(&file)));
             }
