@@ -78,6 +78,8 @@ pub struct OutputsSettings {
     pub selection: Selection,
     pub json: bool,
     pub show_secrets: bool,
+    /// Stdin is a terminal and `CI` is not set: the passphrase `--show-secrets` needs may be asked.
+    pub interactive: bool,
 }
 
 impl OutputsSettings {
@@ -87,6 +89,7 @@ impl OutputsSettings {
             selection: arguments.selection.into(),
             json: arguments.json,
             show_secrets: arguments.show_secrets,
+            interactive: !ci_job() && std::io::stdin().is_terminal(),
         })
     }
 }
@@ -123,8 +126,7 @@ impl StackSettings {
 
 impl RunSettings {
     pub fn from_arguments(arguments: RunArguments, operation: Operation, root: &RepositoryRoot) -> Result<Self> {
-        let ci = std::env::var_os("CI").is_some_and(|value| !value.is_empty() && value != "false" && value != "0");
-        let interactive = !arguments.non_interactive && !ci && std::io::stdin().is_terminal();
+        let interactive = !arguments.non_interactive && !ci_job() && std::io::stdin().is_terminal();
         Ok(Self {
             stack: StackSettings::from_arguments(arguments.stack, root)?,
             operation,
@@ -190,6 +192,11 @@ fn resolve_stack(from_flag: Option<String>, environment: &EnvironmentFile) -> Re
     } else {
         Err(UserError::StackInvalid { name: stack })
     }
+}
+
+/// `CI` is set (to anything but empty, `false` or `0`): never prompt.
+fn ci_job() -> bool {
+    std::env::var_os("CI").is_some_and(|value| !value.is_empty() && value != "false" && value != "0")
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@ use std::fmt::Write;
 use super::LoadedProvider;
 use crate::cli::{OutputsSettings, Settings};
 use crate::commands::shared::stack_outputs::{display_value, OutputReader};
-use crate::error::Result;
+use crate::error::{Result, UserError};
 use crate::exit_status::ExitStatus;
 use crate::plan::{ExecutionPlan, Operation};
 use crate::pulumi::{Backend, ChildEnvironment};
@@ -11,17 +11,31 @@ use crate::pulumi::{Backend, ChildEnvironment};
 /// `runner outputs`: every selected project's stack outputs, in plan order, on stdout.
 pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &outputs.stack.provider)?;
-    let environment = ChildEnvironment::build(std::env::vars(), &outputs.stack.environment, &settings.root);
+    let mut environment = ChildEnvironment::build(std::env::vars(), &outputs.stack.environment, &settings.root);
     let backend = Backend::from_environment(&environment);
     let selected = super::select_with_affected(settings, &loaded, &outputs.selection, Some(&outputs.stack.stack))?;
+    let mut typed = None;
     if outputs.show_secrets && backend.uses_passphrase() {
+        use crate::commands::shared::passphrase_check::{ask_passphrase, check_passphrase, run_passphrase};
         let file = crate::commands::shared_stack_file(&settings.root, &loaded.provider, &outputs.stack.stack)?;
-        crate::commands::shared::passphrase_check::check_passphrase(&outputs.stack.stack, &file, &environment, None)?;
+        if run_passphrase(&environment, None).is_none() {
+            if !outputs.interactive {
+                return Err(UserError::Usage(format!(
+                    "`--show-secrets` needs the passphrase of stack `{}`: set `PULUMI_CONFIG_PASSPHRASE` or `PULUMI_CONFIG_PASSPHRASE_FILE` in `config/pulumi/environment` or the environment, or run it in a terminal to be asked",
+                    outputs.stack.stack
+                )));
+            }
+            let prompter = crate::prompt::TerminalPrompter::new(settings.style.color);
+            let passphrase = ask_passphrase(&prompter, &outputs.stack.stack, &file)?;
+            environment.set("PULUMI_CONFIG_PASSPHRASE", passphrase.clone());
+            typed = Some(passphrase);
+        }
+        check_passphrase(&outputs.stack.stack, &file, &environment, None)?;
     }
     let pulumi = crate::commands::shared::pulumi_location::find_pulumi(&environment)?;
     let plan = ExecutionPlan::new(&loaded.graph, Operation::Up, &selected);
     let projects: Vec<_> = plan.order.iter().map(|&node| loaded.graph.project(node)).collect();
-    let mask = crate::commands::run::secret_mask::run_secret_mask(&environment, &loaded.provider, None);
+    let mask = crate::commands::run::secret_mask::run_secret_mask(&environment, &loaded.provider, typed.as_deref());
     let reader = OutputReader {
         pulumi: &pulumi,
         provider: &loaded.provider,

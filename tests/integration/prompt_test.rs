@@ -223,3 +223,41 @@ fn ext_the_printed_secret_hint_runs_verbatim_and_the_run_then_proceeds() {
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
 }
+
+/// `outputs --show-secrets` needs the passphrase as `up` does: a terminal is asked for it (and
+/// a wrong one is said at the prompt), anything else is told what to set; the passphrase typed
+/// is never printed.
+#[test]
+fn ext_outputs_show_secrets_asks_a_terminal_for_the_passphrase_and_tells_a_pipe_what_to_set() {
+    let workspace = local_workspace("PULUMI_STACK=dev\nKUBECONFIG=.runner/kube/config\n");
+    workspace
+        .command(&["up", "--provider", "local", "--stack", "dev", "--non-interactive"])
+        .env("PULUMI_CONFIG_PASSPHRASE", "outputs-passphrase-4321")
+        .env("LOCAL_CLUSTER_TOKEN", "outputs-token-8765")
+        .output()
+        .map(|output| assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr)))
+        .unwrap();
+
+    let piped =
+        workspace.command(&["outputs", "--provider", "local", "--stack", "dev", "--show-secrets"]).output().unwrap();
+    assert_eq!(piped.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&piped.stderr);
+    assert!(
+        stderr.contains("error: `--show-secrets` needs the passphrase of stack `dev`: set `PULUMI_CONFIG_PASSPHRASE`"),
+        "{stderr}"
+    );
+
+    let script = json!([
+        {"expect": r"Passphrase of the local Pulumi backend.*: ", "send": "not-this-one\r"},
+        {"expect": r"Repeat it", "send": "not-this-one\r"},
+        {"expect": r"that passphrase does not open stack `dev`; try again", "send": ""},
+        {"expect": r"Passphrase of the local Pulumi backend.*: ", "send": "outputs-passphrase-4321\r"},
+        {"expect": r"Repeat it", "send": "outputs-passphrase-4321\r"},
+    ]);
+    let args = ["outputs", "--provider", "local", "--stack", "dev", "--show-secrets"];
+    let output = real_pulumi_in_a_terminal(&workspace, &script, &args);
+    let transcript = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{transcript}");
+    assert!(transcript.contains("token: outputs-token-8765"), "the secret output is shown: {transcript}");
+    assert!(!transcript.contains("outputs-passphrase-4321"), "the passphrase was echoed: {transcript}");
+}

@@ -32,7 +32,8 @@ pub fn gather_configuration(context: &RunContext) -> Result<PendingConfiguration
     if passphrase_missing {
         match &prompter {
             Some(prompter) => {
-                pending.passphrase = Some(ask_passphrase(prompter, &run.stack.stack, check.config.path())?);
+                pending.passphrase =
+                    Some(crate::commands::shared::passphrase_check::ask_passphrase(prompter, &run.stack.stack, check.config.path())?);
             }
             None => missing.push(MissingSetting {
                 key: "PULUMI_CONFIG_PASSPHRASE".into(),
@@ -210,24 +211,4 @@ pub fn check_shared_secrets(
         }
     }
     Ok(())
-}
-
-/// Asks until what is typed opens the stack file (three tries): a wrong passphrase is said at
-/// the prompt, not by the projects that fail with it.
-fn ask_passphrase(prompter: &TerminalPrompter, stack: &str, stack_file: &std::path::Path) -> Result<String> {
-    const TRIES: usize = 3;
-    for attempt in 1..=TRIES {
-        let typed = prompter.secret("Passphrase of the local Pulumi backend (PULUMI_CONFIG_PASSPHRASE)")?;
-        if crate::commands::shared::passphrase_check::passphrase_opens(stack_file, &typed) {
-            return Ok(typed);
-        }
-        if attempt < TRIES {
-            crate::text::stderr_line!("that passphrase does not open stack `{stack}`; try again");
-        }
-    }
-    Err(UserError::WrongPassphrase {
-        stack: stack.to_string(),
-        file: stack_file.to_path_buf(),
-        source_name: "the passphrase typed".into(),
-    })
 }

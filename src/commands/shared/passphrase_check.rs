@@ -62,6 +62,30 @@ pub fn check_passphrase(
     })
 }
 
+/// Asks until what is typed opens the stack file (three tries): a wrong passphrase is said at
+/// the prompt, not by the projects that fail with it. `up` and `outputs --show-secrets` ask.
+pub fn ask_passphrase(
+    prompter: &crate::prompt::TerminalPrompter,
+    stack: &str,
+    stack_file: &std::path::Path,
+) -> Result<String> {
+    const TRIES: usize = 3;
+    for attempt in 1..=TRIES {
+        let typed = prompter.secret("Passphrase of the local Pulumi backend (PULUMI_CONFIG_PASSPHRASE)")?;
+        if crate::commands::shared::passphrase_check::passphrase_opens(stack_file, &typed) {
+            return Ok(typed);
+        }
+        if attempt < TRIES {
+            crate::text::stderr_line!("that passphrase does not open stack `{stack}`; try again");
+        }
+    }
+    Err(UserError::WrongPassphrase {
+        stack: stack.to_string(),
+        file: stack_file.to_path_buf(),
+        source_name: "the passphrase typed".into(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
