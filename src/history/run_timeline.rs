@@ -104,10 +104,13 @@ impl RunTimeline {
                     waits_for: Vec::new(),
                     segments: match (project.started, project.ended) {
                         (Some(start), Some(end)) => vec![Segment {
-                            kind: if project.result == super::ProjectState::Succeeded {
-                                SegmentKind::Attempt
-                            } else {
+                            kind: if matches!(
+                                project.result,
+                                super::ProjectState::Failed | super::ProjectState::Cancelled
+                            ) {
                                 SegmentKind::FailedAttempt
+                            } else {
+                                SegmentKind::Attempt
                             },
                             start,
                             end,

@@ -110,8 +110,10 @@ impl Reporter for TimelineRecorder {
             ExecutionEvent::ProjectFinished(report) => {
                 let path = report.project.as_str();
                 let end = report.started.map_or(now, |started| seconds(started) + report.duration.as_secs_f64());
+                // A stack found not deployed was looked at, not tried and failed.
+                use crate::execute::ProjectResult;
                 let failed_attempt = matches!(self.open.get(path), Some((SegmentKind::Attempt, _, _)))
-                    && report.result != crate::execute::ProjectResult::Succeeded;
+                    && matches!(report.result, ProjectResult::Failed | ProjectResult::Cancelled);
                 self.close(path, end, failed_attempt.then_some(SegmentKind::FailedAttempt));
                 if let Some(project) = self.project(path) {
                     project.result = report.result.as_str().to_string();
@@ -193,5 +195,43 @@ mod tests {
         );
         assert_eq!(timeline.projects[0].result, "succeeded");
         assert_eq!(timeline.parallelism, 2);
+    }
+
+    /// Every result a project can end with: only a failure or a cancellation ends an attempt as
+    /// failed; a stack found not deployed, or a project proven unchanged, was looked at.
+    #[test]
+    fn only_a_failure_or_a_cancellation_is_a_failed_attempt() {
+        for (result, failed) in [
+            (ProjectResult::Succeeded, false),
+            (ProjectResult::Failed, true),
+            (ProjectResult::Cancelled, true),
+            (ProjectResult::NotDeployed, false),
+            (ProjectResult::Unchanged, false),
+            (ProjectResult::Skipped, false),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut recorder = TimelineRecorder::new(dir.path().to_path_buf(), HashMap::new());
+            let project = ProjectPath::new("net");
+            let started = SystemTime::now();
+            recorder.on_event(&ExecutionEvent::RunStarted(RunInfo {
+                run_id: "r2".into(),
+                provider: "demo".into(),
+                stack: "dev".into(),
+                operation: Operation::Drift,
+                projects: vec![project.clone()],
+                parallelism: 1,
+                log_dir: dir.path().to_path_buf(),
+                started,
+                recovered_locks: Vec::new(),
+            }));
+            recorder.on_event(&ExecutionEvent::ProjectStarted { project: project.clone(), attempt: 1, at: started });
+            let mut report = ProjectReport::not_run(project.clone(), result, String::new());
+            report.started = Some(started);
+            recorder.on_event(&ExecutionEvent::ProjectFinished(report));
+            recorder.on_event(&ExecutionEvent::RunFinished { at: SystemTime::now(), interrupted: false });
+            let timeline = RunTimeline::load(dir.path(), "r2").unwrap();
+            let kind = timeline.projects[0].segments[0].kind;
+            assert_eq!(kind == SegmentKind::FailedAttempt, failed, "{result:?}: {kind:?}");
+        }
     }
 }

@@ -190,7 +190,7 @@ pub fn timeline_svg(timeline: &RunTimeline) -> String {
                 let _ = writeln!(
                     out,
                     r##"<rect x="{:.2}" y="{:.1}" width="{:.2}" height="{BAR_HEIGHT}" fill="{WAIT_COLOUR}" data-project="{}" data-kind="wait"><title>{}: waited {} for a free slot or pool</title></rect>"##,
-                    x(ready),
+                    x(ready).min(LABEL_WIDTH + CHART_WIDTH - 0.5),
                     bar_y,
                     (x(first) - x(ready)).max(0.5),
                     escape(&project.project),
@@ -201,12 +201,16 @@ pub fn timeline_svg(timeline: &RunTimeline) -> String {
         }
         for (index, segment) in project.segments.iter().enumerate() {
             let (colour, kind) = drawn_kind(project, index);
+            // At least a pixel, drawn inside the axis even when the run took no time.
+            let axis_end = LABEL_WIDTH + CHART_WIDTH;
+            let left = x(segment.start).min(axis_end - 1.0);
+            let bar_width = (x(segment.end) - left).clamp(1.0, axis_end - left);
             let _ = writeln!(
                 out,
                 r##"<rect x="{:.2}" y="{:.1}" width="{:.2}" height="{BAR_HEIGHT}" fill="{}"{} data-project="{}" data-kind="{}"><title>{}: {} {} ({} to {})</title></rect>"##,
-                x(segment.start),
+                left,
                 bar_y,
-                (x(segment.end) - x(segment.start)).max(1.0),
+                bar_width,
                 colour,
                 if on_path { r##" stroke="#000000" stroke-width="1.5""## } else { "" },
                 escape(&project.project),

@@ -53,3 +53,50 @@ fn ticks_fall_on_round_seconds() {
     assert_eq!(tick_step(0.7), 0.1);
     assert_eq!(tick_step(95.0), 15.0);
 }
+
+/// Every bar's left edge and width, from the `<rect ... data-project=...>` lines.
+fn bars(svg: &str) -> Vec<(String, f64, f64)> {
+    let attribute = |line: &str, name: &str| -> String {
+        let start = line.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        line[start..].split('"').next().unwrap().to_string()
+    };
+    svg.lines()
+        .filter(|line| line.starts_with("<rect") && line.contains("data-project="))
+        .map(|line| {
+            (
+                attribute(line, "data-kind"),
+                attribute(line, "x").parse().unwrap(),
+                attribute(line, "width").parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// A drift run that took no time over stacks never deployed: every bar stays on the axis, and
+/// a stack found empty is drawn as looked at, not as a failed attempt.
+#[test]
+fn a_zero_second_run_draws_inside_its_axis_and_not_deployed_is_no_failure() {
+    for wall in [0.0, 0.0004, 0.002] {
+        let timeline = RunTimeline {
+            operation: "drift".into(),
+            started: 1000.0,
+            ended: Some(1000.0 + wall),
+            projects: vec![
+                project("infrastructure/network", "not deployed", vec![(SegmentKind::Attempt, 1000.0, 1000.0 + wall)]),
+                project(
+                    "infrastructure/cluster",
+                    "not deployed",
+                    vec![(SegmentKind::Attempt, 1000.0 + wall, 1000.0 + wall)],
+                ),
+            ],
+            ..interrupted_run()
+        };
+        let svg = timeline_svg(&timeline);
+        let drawn = bars(&svg);
+        assert_eq!(drawn.len(), 2, "{svg}");
+        for (kind, left, width) in drawn {
+            assert_eq!(kind, "attempt", "{svg}");
+            assert!(width >= 1.0 && left + width <= LABEL_WIDTH + CHART_WIDTH + 1e-9, "{left} + {width}: {svg}");
+        }
+    }
+}
