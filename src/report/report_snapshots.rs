@@ -396,16 +396,3 @@ fn a_preview_row_uses_pulumis_preview_words() {
     let status = progress_status(&progress, Some(Operation::Up));
     assert!(status.starts_with("3 to create, 1 to update"), "{status}");
 }
-
-/// A preview did nothing yet: its table says what `up` would do, in Pulumi's preview words;
-/// a drift check says which resources are in sync.
-#[test]
-fn the_table_of_a_preview_or_a_drift_check_says_what_would_change() {
-    for (operation, name) in [(Operation::Preview, "table_preview"), (Operation::Drift, "table_drift")] {
-        let mut events = success_events();
-        if let ExecutionEvent::RunStarted(info) = &mut events[0] {
-            info.operation = operation;
-        }
-        check(name, &summary_of(&events).table());
-    }
-}

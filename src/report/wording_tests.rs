@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
-use super::{PlainReporter, TerminalReporter};
+use super::{PlainReporter, Reporter, TerminalReporter};
 use crate::execute::{ExecutionEvent, RunInfo};
 use crate::plan::Operation;
 use crate::provider::ProjectPath;
@@ -42,4 +42,30 @@ fn one_project_runs_alone_without_a_word_on_parallelism() {
     let plain = PlainReporter::new(false);
     let line = plain.line(&ExecutionEvent::RunStarted(info(&["a"])), "t").unwrap();
     assert!(line.contains("(parallelism 1)"), "{line}");
+}
+
+/// A preview did nothing yet: its table says what `up` would do, in Pulumi's preview words, as
+/// its live lines do; a drift check says which resources are in sync.
+#[test]
+fn the_table_of_a_preview_or_a_drift_check_says_what_would_change() {
+    use crate::execute::{ProjectReport, ProjectResult};
+    for (operation, header) in [
+        (Operation::Preview, "to create to update to delete unchanged"),
+        (Operation::Drift, "to create to update to delete   in sync"),
+        (Operation::Up, "created updated deleted unchanged"),
+    ] {
+        let mut summary = super::RunSummary::default();
+        summary.on_event(&ExecutionEvent::RunStarted(RunInfo { operation, ..info(&["net"]) }));
+        let mut report = ProjectReport::not_run(ProjectPath::new("net"), ProjectResult::Succeeded, String::new());
+        report.changes.created = 12;
+        summary.on_event(&ExecutionEvent::ProjectFinished(report));
+        let table = summary.table();
+        let first = table.lines().next().unwrap();
+        assert!(first.ends_with(header), "{operation}: {table}");
+        let row = table.lines().nth(1).unwrap();
+        // Each count sits under the end of its word.
+        let column = if operation == Operation::Up { "created" } else { "to create" };
+        let at = first.find(column).unwrap() + column.len();
+        assert_eq!(&row[at - 2..at], "12", "{operation}: {table}");
+    }
 }
