@@ -13,13 +13,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM};
-use serde_yaml::Value;
+use serde_norway::Value;
 
 /// Why the `secure:` values of a stack file cannot be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum PassphraseError {
     #[error("not valid YAML")]
-    Yaml(#[source] serde_yaml::Error),
+    Yaml(#[source] serde_norway::Error),
     #[error("no `encryptionsalt` for its `secure:` values")]
     NoSalt,
     #[error("`encryptionsalt` is not Pulumi's `v1:` passphrase salt")]
@@ -49,7 +49,7 @@ const CHECK_PLAINTEXT: &[u8] = b"pulumi";
 /// Every `secure:` value of the stack file `text`, decrypted with `passphrase`, at any depth.
 /// A file with no `secure:` value costs no key derivation.
 pub fn decrypt_secure_values(text: &str, passphrase: &str) -> Result<Vec<String>, PassphraseError> {
-    let document: Value = serde_yaml::from_str(text).map_err(PassphraseError::Yaml)?;
+    let document: Value = serde_norway::from_str(text).map_err(PassphraseError::Yaml)?;
     let mut sealed = Vec::new();
     if let Some(config) = document.get("config") {
         collect_secure(config, &mut sealed);

@@ -16,6 +16,8 @@ fn is_zombie(pid: i32) -> bool {
 }
 
 #[cfg(test)]
+// Tests start real processes to check what the runner's own way does with them.
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -48,6 +48,8 @@ pub fn pid_may_live_elsewhere(pid: u32) -> bool {
 }
 
 #[cfg(test)]
+// Tests start real processes to check what the runner's own way does with them.
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -70,7 +70,7 @@ pub(super) fn program_references(dir: &Path) -> Vec<String> {
     let mut names = Vec::new();
     for file in ["Pulumi.yaml", "Main.yaml"] {
         let Ok(text) = std::fs::read_to_string(dir.join(file)) else { continue };
-        let Ok(document) = serde_yaml::from_str::<serde_yaml::Value>(&text) else { continue };
+        let Ok(document) = serde_norway::from_str::<serde_norway::Value>(&text) else { continue };
         let Some(resources) = document.get("resources").and_then(|r| r.as_mapping()) else { continue };
         for resource in resources.values() {
             if resource.get("type").and_then(|t| t.as_str()) == Some(STACK_REFERENCE) {

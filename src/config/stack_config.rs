@@ -1,6 +1,6 @@
 use std::path::{Path, PathBuf};
 
-use serde_yaml::{Mapping, Value};
+use serde_norway::{Mapping, Value};
 
 use crate::error::{Location, Result, UserError};
 
@@ -44,7 +44,7 @@ impl StackConfig {
         let document: Value = if text.trim().is_empty() {
             Value::Null
         } else {
-            serde_yaml::from_str(&text).map_err(|err| {
+            serde_norway::from_str(&text).map_err(|err| {
                 let message = strip_location(&err.to_string());
                 let line = match err.location() {
                     Some(location) => duplicate_key_line(&text, &message).or(Some(location.line())),
@@ -68,7 +68,7 @@ impl StackConfig {
         };
         for key in config.keys() {
             if !key.is_string() {
-                let shown = serde_yaml::to_string(key).unwrap_or_default();
+                let shown = serde_norway::to_string(key).unwrap_or_default();
                 let shown = shown.trim();
                 let line = line_of(&text, shown).or_else(|| line_of(&text, "config"));
                 return Err(invalid(line, format!("configuration key `{shown}` must be a string")));
@@ -185,7 +185,7 @@ fn lines_of<'a>(text: &'a str, key: &'a str) -> impl Iterator<Item = usize> + 'a
     })
 }
 
-/// serde_yaml places "duplicate entry with key" at the mapping's start; the second entry is more useful.
+/// serde_norway places "duplicate entry with key" at the mapping's start; the second entry is more useful.
 fn duplicate_key_line(text: &str, message: &str) -> Option<usize> {
     const MARKER: &str = "duplicate entry with key \"";
     let rest = &message[message.find(MARKER)? + MARKER.len()..];
@@ -193,7 +193,7 @@ fn duplicate_key_line(text: &str, message: &str) -> Option<usize> {
     lines_of(text, key).nth(1)
 }
 
-/// serde_yaml stops at 128 levels, but only after libyaml has scanned the whole file, in time
+/// serde_norway stops at 128 levels, but only after libyaml has scanned the whole file, in time
 /// quadratic in the `[`/`{` depth: 100,000 `[` took half a minute. Deeper input is refused first.
 const MAX_FLOW_DEPTH: usize = 128;
 
@@ -240,7 +240,7 @@ fn flow_nesting_too_deep(text: &str) -> Option<usize> {
     None
 }
 
-/// Where a second YAML document starts: serde_yaml reports "more than one document" without a line.
+/// Where a second YAML document starts: serde_norway reports "more than one document" without a line.
 fn second_document_line(text: &str) -> Option<usize> {
     let mut content_seen = false;
     for (index, line) in text.lines().enumerate() {

@@ -1,6 +1,6 @@
 use std::path::Path;
 
-use serde_yaml::{Mapping, Value};
+use serde_norway::{Mapping, Value};
 
 use super::StackConfig;
 use crate::error::{Location, Result, UserError};
@@ -43,7 +43,7 @@ impl<'a> StackConfigEdit<'a> {
         let before: Value = if self.text.trim().is_empty() {
             Value::Null
         } else {
-            serde_yaml::from_str(self.text).unwrap_or(Value::Null)
+            serde_norway::from_str(self.text).unwrap_or(Value::Null)
         };
         let top = match &before {
             Value::Mapping(top) => top.clone(),
@@ -69,10 +69,10 @@ impl<'a> StackConfigEdit<'a> {
     /// added before its first key, after any leading comments and `---`; refused like [`Self::add`].
     pub fn add_top_level_line(&self, line: &str) -> Result<String> {
         StackConfig::parse(self.path, self.text.to_string())?;
-        let Ok(Value::Mapping(added)) = serde_yaml::from_str::<Value>(line) else {
+        let Ok(Value::Mapping(added)) = serde_norway::from_str::<Value>(line) else {
             return Err(self.refuse(0, "the line to add is not one `key: value`"));
         };
-        let mut expected = match serde_yaml::from_str::<Value>(self.text) {
+        let mut expected = match serde_norway::from_str::<Value>(self.text) {
             Ok(Value::Mapping(top)) => top,
             _ => Mapping::new(),
         };
@@ -292,7 +292,7 @@ impl<'a> StackConfigEdit<'a> {
         if StackConfig::parse(self.path, edited.to_string()).is_err() {
             return Err(changed("leave the file invalid".into()));
         }
-        let Ok(Value::Mapping(after)) = serde_yaml::from_str::<Value>(edited) else {
+        let Ok(Value::Mapping(after)) = serde_norway::from_str::<Value>(edited) else {
             return Err(changed("leave the file without a mapping".into()));
         };
         let name = |key: &Value| key.as_str().unwrap_or("a key").to_string();
@@ -349,10 +349,10 @@ fn block_entry(indent: usize, key: &str, value: &str, newline: &str) -> String {
     format!("{}{}: {}{newline}", " ".repeat(indent), inline_scalar(key), inline_scalar(value))
 }
 
-/// A string as one line of YAML: serde_yaml's choice of quoting, or a JSON string (which YAML
+/// A string as one line of YAML: serde_norway's choice of quoting, or a JSON string (which YAML
 /// reads as a double-quoted scalar) when that would span lines.
 fn inline_scalar(text: &str) -> String {
-    match serde_yaml::to_string(&Value::String(text.to_string())) {
+    match serde_norway::to_string(&Value::String(text.to_string())) {
         Ok(rendered) if rendered.ends_with('\n') && !rendered.trim_end_matches('\n').contains('\n') => {
             rendered.trim_end_matches('\n').to_string()
         }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_yaml::Value;
+use serde_norway::Value;
 
 use super::{add_stack_config_values, StackConfigEdit};
 
@@ -36,10 +36,10 @@ fn add(text: &str, new: &[(String, String)]) -> Result<String, Refusal> {
     }
 }
 
-fn parsed(text: &str) -> serde_yaml::Mapping {
-    match serde_yaml::from_str::<Value>(text) {
+fn parsed(text: &str) -> serde_norway::Mapping {
+    match serde_norway::from_str::<Value>(text) {
         Ok(Value::Mapping(top)) => top,
-        Ok(Value::Null) => serde_yaml::Mapping::new(),
+        Ok(Value::Null) => serde_norway::Mapping::new(),
         other => panic!("not a mapping: {other:?}\n{text}"),
     }
 }

@@ -58,8 +58,8 @@ mod tests {
         assert!(
             text.contains("# my stack") && text.contains("# region comment") && text.contains("aws:region: us-west-2")
         );
-        let parsed: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
-        assert_eq!(parsed["config"]["eks:k8s_version"], serde_yaml::Value::String("1.20".into()));
+        let parsed: serde_norway::Value = serde_norway::from_str(&text).unwrap();
+        assert_eq!(parsed["config"]["eks:k8s_version"], serde_norway::Value::String("1.20".into()));
     }
 
     #[test]
@@ -67,8 +67,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub/Pulumi.dev.yaml");
         add_stack_config_values(&path, None, &[("local:cidr".into(), "10.0.0.0/16".into())]).unwrap();
-        let parsed: serde_yaml::Value = serde_yaml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        assert_eq!(parsed["config"]["local:cidr"], serde_yaml::Value::String("10.0.0.0/16".into()));
+        let parsed: serde_norway::Value = serde_norway::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(parsed["config"]["local:cidr"], serde_norway::Value::String("10.0.0.0/16".into()));
     }
 
     #[test]
@@ -77,9 +77,9 @@ mod tests {
         let path = dir.path().join("Pulumi.dev.yaml");
         add_stack_config_values(&path, Some("encryptionsalt: abc\nconfig: {}\n"), &[("a:b".into(), "c".into())])
             .unwrap();
-        let parsed: serde_yaml::Value = serde_yaml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        assert_eq!(parsed["config"]["a:b"], serde_yaml::Value::String("c".into()));
-        assert_eq!(parsed["encryptionsalt"], serde_yaml::Value::String("abc".into()));
+        let parsed: serde_norway::Value = serde_norway::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(parsed["config"]["a:b"], serde_norway::Value::String("c".into()));
+        assert_eq!(parsed["encryptionsalt"], serde_norway::Value::String("abc".into()));
     }
 
     /// A folder the runner cannot write into (a file stands where it would be; as root no

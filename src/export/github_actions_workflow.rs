@@ -1,4 +1,4 @@
-use serde_yaml::{Mapping, Value};
+use serde_norway::{Mapping, Value};
 
 use super::ci_pipeline::{CiJob, CiPipeline, CI_REPORT_DIR};
 use crate::plan::Operation;
@@ -53,7 +53,7 @@ impl GitHubActionsWorkflow {
         for line in pipeline.title("github-actions") {
             text.push_str(&format!("# {line}\n"));
         }
-        text.push_str(&serde_yaml::to_string(&Value::Mapping(workflow)).expect("plain YAML values serialise"));
+        text.push_str(&serde_norway::to_string(&Value::Mapping(workflow)).expect("plain YAML values serialise"));
         text
     }
 }

@@ -1,4 +1,4 @@
-use serde_yaml::{Mapping, Value};
+use serde_norway::{Mapping, Value};
 
 use super::ci_pipeline::{CiJob, CiPipeline};
 
@@ -55,7 +55,7 @@ impl GitLabCiPipeline {
             text.push_str(&format!("# {line}\n"));
         }
         text.push_str("# GitLab hands CI/CD variables to every job: mark the secrets masked (and protected).\n");
-        text.push_str(&serde_yaml::to_string(&Value::Mapping(root)).expect("plain YAML values serialise"));
+        text.push_str(&serde_norway::to_string(&Value::Mapping(root)).expect("plain YAML values serialise"));
         text
     }
 }

@@ -1,6 +1,6 @@
 use std::collections::BTreeSet;
 
-use serde_yaml::Value;
+use serde_norway::Value;
 
 use super::git_source::check_git_url;
 use super::go_duration::is_go_duration;
@@ -113,7 +113,7 @@ fn check_prerequisites(spec: &Value, stacks: &BTreeSet<String>, problem: &mut im
             )),
             other => problem(format!(
                 "{at}.requirement.succeededWithinDuration must be a Go duration string such as `5m`, not `{}`",
-                serde_yaml::to_string(other).unwrap_or_default().trim()
+                serde_norway::to_string(other).unwrap_or_default().trim()
             )),
         }
     }
@@ -169,7 +169,7 @@ mod tests {
     use super::*;
 
     fn stream(text: &str) -> Vec<Value> {
-        serde_yaml::Deserializer::from_str(text).map(|document| Value::deserialize(document).unwrap()).collect()
+        serde_norway::Deserializer::from_str(text).map(|document| Value::deserialize(document).unwrap()).collect()
     }
 
     use serde::Deserialize;

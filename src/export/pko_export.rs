@@ -2,7 +2,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use serde_yaml::{Mapping, Value};
+use serde_norway::{Mapping, Value};
 
 use super::go_duration::format_go_duration;
 use super::resource_name::{is_dns_label, ResourceName};
@@ -214,7 +214,7 @@ impl PkoExport {
         }
         for document in &self.documents {
             text.push_str("---\n");
-            text.push_str(&serde_yaml::to_string(document).expect("plain YAML values serialise"));
+            text.push_str(&serde_norway::to_string(document).expect("plain YAML values serialise"));
         }
         text.push_str(&super::StreamEnd::line(self.documents.len()));
         text

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use serde_yaml::{Mapping, Value};
+use serde_norway::{Mapping, Value};
 
 use super::PkoExportOptions;
 use crate::config::{EnvironmentFile, StackConfig};

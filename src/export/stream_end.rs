@@ -50,8 +50,8 @@ mod tests {
             let text = &whole[..cut];
             // Stopping at the first error, as `export check` does.
             let mut count = 0;
-            for document in serde_yaml::Deserializer::from_str(text) {
-                if <serde_yaml::Value as serde::Deserialize>::deserialize(document).is_err() {
+            for document in serde_norway::Deserializer::from_str(text) {
+                if <serde_norway::Value as serde::Deserialize>::deserialize(document).is_err() {
                     break;
                 }
                 count += 1;

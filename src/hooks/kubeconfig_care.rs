@@ -5,7 +5,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use serde_yaml::Value;
+use serde_norway::Value;
 
 use super::KubeconfigError;
 
@@ -115,7 +115,7 @@ pub fn refuse_lossy_rewrite(
         return Err(lose(line, "a comment"));
     }
     let Some(Value::Mapping(old)) = old else { return Ok(()) };
-    let Ok(Value::Mapping(new)) = serde_yaml::from_str::<Value>(new_text) else {
+    let Ok(Value::Mapping(new)) = serde_norway::from_str::<Value>(new_text) else {
         return Err(lose(1, "the merged file would not read back"));
     };
     let merged_keys = ["clusters", "users", "contexts", "current-context"];
@@ -175,7 +175,7 @@ mod tests {
     use super::*;
 
     fn yaml(text: &str) -> Value {
-        serde_yaml::from_str(text).unwrap()
+        serde_norway::from_str(text).unwrap()
     }
 
     const EXISTING: &str = "apiVersion: v1\nkind: Config\nclusters:\n- name: prod\n  cluster: {server: https://prod}\nusers:\n- name: admin\n  user: {token: old-token}\ncontexts:\n- name: prod\n  context: {cluster: prod, user: admin}\ncurrent-context: prod\n";

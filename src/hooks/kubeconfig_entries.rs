@@ -6,7 +6,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use serde_yaml::Value;
+use serde_norway::Value;
 
 use super::KubeconfigError;
 
@@ -136,7 +136,7 @@ pub fn remove_kubeconfig_entries(
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(nothing()),
         Err(err) => return Err(io("read", target)(err)),
     };
-    let Ok(Value::Mapping(old)) = serde_yaml::from_str::<Value>(&text) else { return Ok(nothing()) };
+    let Ok(Value::Mapping(old)) = serde_norway::from_str::<Value>(&text) else { return Ok(nothing()) };
     let mut doc = old.clone();
     let mut removed = KubeconfigEntries::default();
     // Only what still holds what this stack installed is ours to take out.
@@ -159,7 +159,7 @@ pub fn remove_kubeconfig_entries(
         }
     }
     let entries = &ours;
-    let take = |doc: &mut serde_yaml::Mapping, key: &str, keep: &dyn Fn(&str) -> bool| -> Vec<String> {
+    let take = |doc: &mut serde_norway::Mapping, key: &str, keep: &dyn Fn(&str) -> bool| -> Vec<String> {
         let Some(Value::Sequence(list)) = doc.get_mut(key) else { return Vec::new() };
         let mut gone = Vec::new();
         list.retain(|entry| match entry.get("name").and_then(Value::as_str) {
@@ -195,7 +195,7 @@ pub fn remove_kubeconfig_entries(
     if removed.is_empty() {
         return Ok(KubeconfigRemoval { kept, ..nothing() });
     }
-    let new_text = serde_yaml::to_string(&Value::Mapping(doc))
+    let new_text = serde_norway::to_string(&Value::Mapping(doc))
         .map_err(|err| io("serialize", target)(std::io::Error::other(err)))?;
     super::refuse_lossy_rewrite(target, &text, Some(&Value::Mapping(old)), &new_text)?;
     let backup = super::back_up_once(target)?;
@@ -237,7 +237,7 @@ mod tests {
 
     /// As installed into `FILE`: each entry's digest recorded.
     fn installed(contexts: &[&str], clusters: &[&str], users: &[&str]) -> KubeconfigEntries {
-        entries(contexts, clusters, users).with_digests(&serde_yaml::from_str(FILE).unwrap())
+        entries(contexts, clusters, users).with_digests(&serde_norway::from_str(FILE).unwrap())
     }
 
     /// For each kind of entry: taken out only while it holds what was installed; another
@@ -258,7 +258,7 @@ mod tests {
             let kept = removal.kept.describe();
             let name = if kind == "user" { "dev-admin" } else { "dev" };
             assert_eq!(kept, format!("{kind} `{name}`"), "{kind}");
-            let doc: Value = serde_yaml::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+            let doc: Value = serde_norway::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
             let section = format!("{kind}s");
             assert!(names(&doc, &section).contains(&name.to_string()), "{kind} left in place");
             let context_removed = kind != "context";
@@ -284,7 +284,7 @@ mod tests {
         assert_eq!(removal.removed, entries(&["dev"], &["dev"], &["dev-admin"]));
         assert_eq!(removal.cleared_current.as_deref(), Some("dev"));
         assert!(removal.backup.is_some());
-        let doc: Value = serde_yaml::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+        let doc: Value = serde_norway::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
         assert_eq!(names(&doc, "contexts"), ["prod"]);
         assert_eq!(names(&doc, "clusters"), ["prod"]);
         assert_eq!(names(&doc, "users"), ["admin"]);
@@ -304,7 +304,7 @@ mod tests {
         let removal = remove_kubeconfig_entries(&target, &installed).unwrap();
         assert_eq!(removal.removed, entries(&["dev"], &["dev"], &[]));
         assert_eq!(removal.cleared_current, None);
-        let doc: Value = serde_yaml::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+        let doc: Value = serde_norway::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
         assert_eq!(doc["current-context"], "prod");
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use base64::engine::{general_purpose::GeneralPurpose, general_purpose::GeneralPurposeConfig, DecodePaddingMode};
 use base64::Engine;
-use serde_yaml::{Mapping, Value};
+use serde_norway::{Mapping, Value};
 
 const SECTIONS: [&str; 3] = ["clusters", "users", "contexts"];
 
@@ -49,7 +49,7 @@ fn malformed(which: &'static str, detail: String) -> KubeconfigError {
 pub fn decode_kubeconfig_output(value: &serde_json::Value) -> Result<Value, KubeconfigError> {
     let text = match value {
         serde_json::Value::String(text) => text,
-        serde_json::Value::Object(_) => return serde_yaml::to_value(value).map_err(|_| KubeconfigError::Undecodable),
+        serde_json::Value::Object(_) => return serde_norway::to_value(value).map_err(|_| KubeconfigError::Undecodable),
         serde_json::Value::Null => return Err(KubeconfigError::OutputType("null")),
         serde_json::Value::Bool(_) => return Err(KubeconfigError::OutputType("boolean")),
         serde_json::Value::Number(_) => return Err(KubeconfigError::OutputType("number")),
@@ -70,7 +70,7 @@ pub fn decode_kubeconfig_output(value: &serde_json::Value) -> Result<Value, Kube
 
 /// Parses YAML (JSON included) into a mapping.
 fn parse_mapping(text: &str) -> Option<Value> {
-    serde_yaml::from_str::<Value>(text).ok().filter(Value::is_mapping)
+    serde_norway::from_str::<Value>(text).ok().filter(Value::is_mapping)
 }
 
 fn entry_name(entry: &Value) -> Option<&str> {
@@ -183,7 +183,7 @@ pub fn install_kubeconfig_with_care(
     let existing = match existing_text.as_deref() {
         None => None,
         Some(text) if text.trim().is_empty() => None,
-        Some(text) => Some(serde_yaml::from_str::<Value>(text).map_err(|err| KubeconfigError::InvalidYaml {
+        Some(text) => Some(serde_norway::from_str::<Value>(text).map_err(|err| KubeconfigError::InvalidYaml {
             path: target.to_path_buf(),
             location:
                 err.location().map(|at| format!(" at line {}, column {}", at.line(), at.column())).unwrap_or_default(),
@@ -198,7 +198,7 @@ pub fn install_kubeconfig_with_care(
         }
         err => err,
     })?;
-    let text = serde_yaml::to_string(&merged).map_err(|err| io("serialize", target)(std::io::Error::other(err)))?;
+    let text = serde_norway::to_string(&merged).map_err(|err| io("serialize", target)(std::io::Error::other(err)))?;
     if existing.as_ref() != Some(&merged) {
         super::refuse_lossy_rewrite(target, existing_text.as_deref().unwrap_or_default(), existing.as_ref(), &text)?;
     }
@@ -225,6 +225,8 @@ pub fn install_kubeconfig_with_care(
 }
 
 #[cfg(test)]
+// Tests start real processes to check what the runner's own way does with them.
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
@@ -233,7 +235,7 @@ mod tests {
         users:\n- name: mara-admin\n  user: {token: s3cret-token}\ncontexts:\n- name: mara\n  context: {cluster: mara, user: mara-admin}\n";
 
     fn yaml(text: &str) -> Value {
-        serde_yaml::from_str(text).unwrap()
+        serde_norway::from_str(text).unwrap()
     }
 
     fn names(doc: &Value, key: &str) -> Vec<String> {

@@ -5,10 +5,10 @@ use std::path::Path;
 /// `None` when the folder holds a program `pulumi` can run for `runtime`; otherwise what is
 /// missing. MARA's manifests without their Python sources fail here, not in the middle of a run.
 pub fn program_problem(dir: &Path, runtime: &str) -> Option<String> {
-    let manifest: serde_yaml::Value = ["Pulumi.yaml", "Pulumi.yml"]
+    let manifest: serde_norway::Value = ["Pulumi.yaml", "Pulumi.yml"]
         .iter()
         .find_map(|name| std::fs::read_to_string(dir.join(name)).ok())
-        .and_then(|text| serde_yaml::from_str(&text).ok())
+        .and_then(|text| serde_norway::from_str(&text).ok())
         .unwrap_or_default();
     let main = manifest.get("main").and_then(|main| main.as_str()).map(|main| dir.join(main));
     let base = main.clone().unwrap_or_else(|| dir.to_path_buf());

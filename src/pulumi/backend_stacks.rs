@@ -60,9 +60,9 @@ impl BackendStacks {
     /// The shared stack file's encryption salt: the same in every checkout of the stack.
     fn salt(&self, stack_config_file: &Path) -> DigestSalt {
         let text = std::fs::read_to_string(stack_config_file).unwrap_or_default();
-        let salt = serde_yaml::from_str::<serde_yaml::Value>(&text)
+        let salt = serde_norway::from_str::<serde_norway::Value>(&text)
             .ok()
-            .and_then(|file| file.get("encryptionsalt").and_then(serde_yaml::Value::as_str).map(str::to_string));
+            .and_then(|file| file.get("encryptionsalt").and_then(serde_norway::Value::as_str).map(str::to_string));
         DigestSalt::new(salt.unwrap_or_else(|| format!("runner {}", self.stack)).into_bytes())
     }
 

@@ -47,6 +47,8 @@ impl ProcessMark {
 }
 
 #[cfg(test)]
+// Tests start real processes to check what the runner's own way does with them.
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use std::process::{Command, Stdio};

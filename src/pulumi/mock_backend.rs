@@ -114,7 +114,7 @@ pub fn missing_upstream(
 /// The `encryptionsalt` of a stack file, when it has one.
 fn encryption_salt(stack_file: &Path) -> Option<String> {
     let text = std::fs::read_to_string(stack_file).ok()?;
-    let document: serde_yaml::Value = serde_yaml::from_str(&text).ok()?;
+    let document: serde_norway::Value = serde_norway::from_str(&text).ok()?;
     document.get("encryptionsalt")?.as_str().map(str::to_string)
 }
 

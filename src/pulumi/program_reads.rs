@@ -10,7 +10,7 @@ use std::path::Path;
 /// a reference in a way not understood: every output counts then.
 pub fn program_reads(folder: &Path) -> Option<BTreeSet<String>> {
     let text = ["Pulumi.yaml", "Pulumi.yml"].iter().find_map(|name| std::fs::read_to_string(folder.join(name)).ok())?;
-    let manifest: serde_yaml::Value = serde_yaml::from_str(&text).ok()?;
+    let manifest: serde_norway::Value = serde_norway::from_str(&text).ok()?;
     if manifest.get("runtime").and_then(runtime_name) != Some("yaml") {
         return None;
     }
@@ -22,17 +22,17 @@ pub fn program_reads(folder: &Path) -> Option<BTreeSet<String>> {
     let mut references: Vec<String> = Vec::new();
     for document in [
         Some(manifest),
-        std::fs::read_to_string(folder.join("Main.yaml")).ok().and_then(|main| serde_yaml::from_str(&main).ok()),
+        std::fs::read_to_string(folder.join("Main.yaml")).ok().and_then(|main| serde_norway::from_str(&main).ok()),
     ]
     .into_iter()
     .flatten()
     {
-        let Some(resources) = document.get("resources").and_then(serde_yaml::Value::as_mapping) else { continue };
+        let Some(resources) = document.get("resources").and_then(serde_norway::Value::as_mapping) else { continue };
         references.extend(
             resources
                 .iter()
                 .filter(|(_, resource)| {
-                    resource.get("type").and_then(serde_yaml::Value::as_str) == Some("pulumi:pulumi:StackReference")
+                    resource.get("type").and_then(serde_norway::Value::as_str) == Some("pulumi:pulumi:StackReference")
                 })
                 .filter_map(|(name, _)| name.as_str().map(str::to_string)),
         );
@@ -53,8 +53,8 @@ pub fn program_reads(folder: &Path) -> Option<BTreeSet<String>> {
     Some(reads)
 }
 
-fn runtime_name(runtime: &serde_yaml::Value) -> Option<&str> {
-    runtime.as_str().or_else(|| runtime.get("name").and_then(serde_yaml::Value::as_str))
+fn runtime_name(runtime: &serde_norway::Value) -> Option<&str> {
+    runtime.as_str().or_else(|| runtime.get("name").and_then(serde_norway::Value::as_str))
 }
 
 /// `outputs["name"]`, `outputs['name']` or `outputs.name` (then anything deeper) -> `name`.

@@ -1,3 +1,6 @@
+// Tests start real processes (holders of a lock) to check what the runner's own way does.
+#![allow(clippy::disallowed_methods)]
+
 use super::*;
 
 fn backend(dir: &std::path::Path) -> (Backend, ChildEnvironment) {

@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use serde_yaml::Value;
+use serde_norway::Value;
 
 /// The parts of a project's `Pulumi.yaml` the runner needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,7 +20,7 @@ pub enum ManifestError {
     #[error("cannot read `{}`", crate::error::shown_path(.0))]
     Unreadable(PathBuf, #[source] std::io::Error),
     #[error("`{}` is not valid", crate::error::shown_path(.0))]
-    Invalid(PathBuf, #[source] serde_yaml::Error),
+    Invalid(PathBuf, #[source] serde_norway::Error),
     #[error("`{}` has no `name`", crate::error::shown_path(.0))]
     Unnamed(PathBuf),
 }
@@ -47,7 +47,7 @@ impl PulumiManifest {
 
     pub fn parse(path: &Path, text: &str, project_dir: &Path) -> Result<Self, ManifestError> {
         let raw: RawManifest =
-            serde_yaml::from_str(text).map_err(|err| ManifestError::Invalid(path.to_path_buf(), err))?;
+            serde_norway::from_str(text).map_err(|err| ManifestError::Invalid(path.to_path_buf(), err))?;
         let name = raw
             .name
             .filter(|name| !name.trim().is_empty())

@@ -15,7 +15,7 @@ use crate::support::repository;
 /// `job -> its needs`, and the workflow-level `env` (`NAME -> ${{ secrets|vars.NAME }}`).
 fn read_workflow(repo: &CiRepository, file: &str) -> (BTreeMap<String, Vec<String>>, BTreeMap<String, String>) {
     let text = std::fs::read_to_string(repo.workspace.path(file)).unwrap();
-    let workflow: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    let workflow: serde_norway::Value = serde_norway::from_str(&text).unwrap();
     let mut needs = BTreeMap::new();
     for (job, body) in workflow["jobs"].as_mapping().unwrap() {
         let job = job.as_str().unwrap().to_string();

@@ -12,7 +12,7 @@ use crate::ci_tools::gitlab_ci_local;
 /// `job -> its needs` (the project jobs).
 fn read_needs(repo: &CiRepository, file: &str) -> BTreeMap<String, Vec<String>> {
     let text = std::fs::read_to_string(repo.workspace.path(file)).unwrap();
-    let pipeline: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    let pipeline: serde_norway::Value = serde_norway::from_str(&text).unwrap();
     JOBS.iter()
         .map(|job| {
             let needs = pipeline[*job]["needs"]

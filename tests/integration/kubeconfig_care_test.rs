@@ -36,7 +36,7 @@ fn ext_the_users_kubeconfig_is_backed_up_named_and_keeps_its_context() {
     assert!(printed.contains("replaced user `local-dev-admin`, whose content differed"), "{printed}");
     assert!(printed.contains("kubeconfig backed up to"), "{printed}");
 
-    let merged: serde_yaml::Value = serde_yaml::from_str(&std::fs::read_to_string(&kubeconfig).unwrap()).unwrap();
+    let merged: serde_norway::Value = serde_norway::from_str(&std::fs::read_to_string(&kubeconfig).unwrap()).unwrap();
     assert_eq!(merged["current-context"], "prod", "the user's current context must not switch");
     assert!(merged["contexts"].as_sequence().unwrap().iter().any(|c| c["name"] == "local-dev"));
     let backups: Vec<_> = std::fs::read_dir(kubeconfig.parent().unwrap())

@@ -30,7 +30,7 @@ fn ext_kubeconfig_reinstalls_the_clusters_context_from_its_stack_output() {
         .expect_code(0)
         .expect_stderr_contains("kubeconfig context `local-dev` of `infrastructure/cluster` installed");
     let again = std::fs::read_to_string(&kubeconfig).unwrap();
-    let parse = |text: &str| serde_yaml::from_str::<serde_yaml::Value>(text).unwrap();
+    let parse = |text: &str| serde_norway::from_str::<serde_norway::Value>(text).unwrap();
     assert_eq!(parse(&again), parse(&installed), "a re-derived kubeconfig differs from the hook's");
     assert!(!output.stderr().contains("local-dev-fake-token"), "{}", output.stderr());
 }

@@ -42,8 +42,8 @@ impl MaraCheckout {
         for relative in found {
             let project = relative.trim_end_matches(".yaml");
             let manifest_path = self.path(&format!("pulumi/python/{project}/Pulumi.yaml"));
-            let manifest: serde_yaml::Value =
-                serde_yaml::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+            let manifest: serde_norway::Value =
+                serde_norway::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
             let mut text = format!(
                 "name: {}\nruntime: yaml\ndescription: {}\n",
                 manifest["name"].as_str().unwrap(),

@@ -139,7 +139,7 @@ fn ext_ci_names_every_missing_secret_with_a_command_that_works_as_printed() {
     let result = shell.wait_with_output().unwrap();
     assert!(result.status.success(), "`{command}`: {}", String::from_utf8_lossy(&result.stderr));
     let own = std::fs::read_to_string(checkout.path("pulumi/python/kubernetes/secrets/Pulumi.dev.yaml")).unwrap();
-    let parsed: serde_yaml::Value = serde_yaml::from_str(&own).unwrap();
+    let parsed: serde_norway::Value = serde_norway::from_str(&own).unwrap();
     assert!(parsed["config"]["prometheus:adminpass"]["secure"].is_string(), "{own}");
     assert!(!own.contains("ci-prometheus-5678"));
 
@@ -278,11 +278,11 @@ fn ext_prompts_up_and_down_in_a_checkout_write_only_mara_s_files() {
     assert_eq!(checkout.listing(), expected);
 
     let shared = std::fs::read_to_string(checkout.path("config/pulumi/Pulumi.dev.yaml")).unwrap();
-    let shared_yaml: serde_yaml::Value = serde_yaml::from_str(&shared).unwrap();
-    assert_eq!(shared_yaml["config"]["kic-helm:fqdn"], serde_yaml::Value::from("bank.example.test"));
-    assert_eq!(shared_yaml["config"]["kubernetes:infra_type"], serde_yaml::Value::from("local"));
+    let shared_yaml: serde_norway::Value = serde_norway::from_str(&shared).unwrap();
+    assert_eq!(shared_yaml["config"]["kic-helm:fqdn"], serde_norway::Value::from("bank.example.test"));
+    assert_eq!(shared_yaml["config"]["kubernetes:infra_type"], serde_norway::Value::from("local"));
     let own = std::fs::read_to_string(checkout.path("pulumi/python/kubernetes/secrets/Pulumi.dev.yaml")).unwrap();
-    let own_yaml: serde_yaml::Value = serde_yaml::from_str(&own).unwrap();
+    let own_yaml: serde_norway::Value = serde_norway::from_str(&own).unwrap();
     for (key, value) in secrets {
         assert!(own_yaml["config"][key]["secure"].is_string(), "{key} is stored encrypted: {own}");
         assert!(!shared.contains(key), "{key} is not in the shared stack file: {shared}");

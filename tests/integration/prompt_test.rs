@@ -50,10 +50,10 @@ fn ext_prompts_in_a_terminal_from_an_empty_stack_file_to_a_completed_up() {
         "a secret was echoed: {transcript}"
     );
     let stack = std::fs::read_to_string(workspace.path("config/pulumi/Pulumi.dev.yaml")).unwrap();
-    let parsed: serde_yaml::Value = serde_yaml::from_str(&stack).unwrap();
-    assert_eq!(parsed["config"]["local:cidr"], serde_yaml::Value::from("10.7.0.0/16"));
-    assert_eq!(parsed["config"]["local:node_count"], serde_yaml::Value::from("5"));
-    assert_eq!(parsed["config"]["kubernetes:infra_type"], serde_yaml::Value::from("local"));
+    let parsed: serde_norway::Value = serde_norway::from_str(&stack).unwrap();
+    assert_eq!(parsed["config"]["local:cidr"], serde_norway::Value::from("10.7.0.0/16"));
+    assert_eq!(parsed["config"]["local:node_count"], serde_norway::Value::from("5"));
+    assert_eq!(parsed["config"]["kubernetes:infra_type"], serde_norway::Value::from("local"));
     assert!(parsed["config"]["local:cluster_token"]["secure"].is_string(), "the token is stored encrypted: {stack}");
     assert!(!stack.contains("pty-token-5678"));
 
@@ -156,7 +156,7 @@ secrets = [{ key = "prometheus:adminpass", prompt = "Prometheus admin password",
     let output = workspace.run(&["up", "--provider", "mara-like", "--stack", "dev", "--non-interactive"]);
     output.expect_code(0);
     let own = std::fs::read_to_string(workspace.path("projects/kubernetes/secrets/Pulumi.dev.yaml")).unwrap();
-    let parsed: serde_yaml::Value = serde_yaml::from_str(&own).unwrap();
+    let parsed: serde_norway::Value = serde_norway::from_str(&own).unwrap();
     assert!(parsed["config"]["prometheus:adminpass"]["secure"].is_string(), "{own}");
     let shared = std::fs::read_to_string(workspace.path("config/pulumi/Pulumi.dev.yaml")).unwrap_or_default();
     assert!(!shared.contains("prometheus:adminpass") && !shared.contains("prometheus-pass-9999"), "{shared}");

@@ -269,7 +269,7 @@ fn the_manuals_ci_examples_are_valid_yaml() {
         section.split("```yaml\n").skip(1).map(|block| block.split("```").next().unwrap()).collect();
     assert!(blocks.len() >= 3, "{blocks:?}");
     for block in blocks {
-        let parsed: serde_yaml::Value = serde_yaml::from_str(block).unwrap_or_else(|err| panic!("{err}\n{block}"));
+        let parsed: serde_norway::Value = serde_norway::from_str(block).unwrap_or_else(|err| panic!("{err}\n{block}"));
         assert!(parsed.is_mapping(), "{block}");
     }
     assert!(section.contains("runner preview") && section.contains("--affected") && section.contains("runner drift"));

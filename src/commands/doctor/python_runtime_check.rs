@@ -94,7 +94,7 @@ struct Runtime {
 fn read_runtime(project_dir: &Path) -> Option<Runtime> {
     let text =
         ["Pulumi.yaml", "Pulumi.yml"].iter().find_map(|name| std::fs::read_to_string(project_dir.join(name)).ok())?;
-    let document: serde_yaml::Value = serde_yaml::from_str(&text).ok()?;
+    let document: serde_norway::Value = serde_norway::from_str(&text).ok()?;
     let runtime = document.get("runtime")?;
     if let Some(name) = runtime.as_str() {
         return Some(Runtime { name: name.to_string(), virtualenv: None });

@@ -2,7 +2,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use serde::Deserialize;
-use serde_yaml::Value;
+use serde_norway::Value;
 
 use crate::cli::{ExportSettings, PkoExportSettings, Settings};
 use crate::commands::LoadedProvider;
@@ -96,7 +96,7 @@ fn check_stream(file: &Path) -> Result<ExitStatus> {
         (format!("`{}`", file.display()), text)
     };
     let mut documents = Vec::new();
-    for document in serde_yaml::Deserializer::from_str(&text) {
+    for document in serde_norway::Deserializer::from_str(&text) {
         let value = Value::deserialize(document).map_err(|err| UserError::InvalidFile {
             location: Location { path: file.to_path_buf(), line: err.location().map(|at| at.line()) },
             message: format!("not valid YAML: {err}"),

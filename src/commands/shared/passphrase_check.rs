@@ -39,8 +39,8 @@ pub fn run_passphrase(environment: &ChildEnvironment, prompted: Option<&str>) ->
 /// `pulumi` makes the salt with this passphrase.
 pub fn passphrase_opens(stack_file: &Path, passphrase: &str) -> bool {
     let Ok(text) = std::fs::read_to_string(stack_file) else { return true };
-    let Ok(document) = serde_yaml::from_str::<serde_yaml::Value>(&text) else { return true };
-    let Some(salt) = document.get("encryptionsalt").and_then(serde_yaml::Value::as_str) else { return true };
+    let Ok(document) = serde_norway::from_str::<serde_norway::Value>(&text) else { return true };
+    let Some(salt) = document.get("encryptionsalt").and_then(serde_norway::Value::as_str) else { return true };
     !matches!(PassphraseKey::open(salt, passphrase), Err(PassphraseError::WrongPassphrase))
 }
 
