@@ -266,16 +266,19 @@ if wants prio; then
 fi
 
 # ---------------------------------------------------------------------------------------------
-# helpers for the real CLI: a copy of the `local` provider with its own backend
+# helpers for the real CLI: a copy of the `local` graph with its own backend. Sections 2 and 5
+# measure the runner and the CLI, not a cluster: they run the test suite's stand-in of `local`
+# (tests/fixtures/stash-local, every project a pulumi:index:Stash); benches/side_by_side.sh
+# runs the shipped one against its real control plane.
+STASH_LOCAL="$ROOT/tests/fixtures/stash-local"
 
 local_repo() { # dest [nohooks]
     local dest="$1"
     rm -rf "$dest"
     mkdir -p "$dest/providers" "$dest/config/pulumi" "$dest/projects"
-    cp "$ROOT/providers/local.toml" "$dest/providers/local.toml"
-    if [ -d "$ROOT/providers/common" ]; then cp -r "$ROOT/providers/common" "$dest/providers/common"; fi
-    cp -r "$ROOT/projects/local" "$dest/projects/local"
-    cp "$ROOT/config/pulumi/environment.example" "$dest/config/pulumi/environment"
+    cp "$STASH_LOCAL/providers/local.toml" "$dest/providers/local.toml"
+    cp -r "$STASH_LOCAL/projects/local" "$dest/projects/local"
+    cp "$STASH_LOCAL/config/pulumi/environment.example" "$dest/config/pulumi/environment"
     if grep -q '^PULUMI_STACK=' "$dest/config/pulumi/environment"; then
         sed -i 's/^PULUMI_STACK=.*/PULUMI_STACK=bench/' "$dest/config/pulumi/environment"
     fi

@@ -78,15 +78,16 @@ measure() { # label command...
 export -f loop_up loop_up_existing runner_up
 export RUNNER ORDER_TEXT="${ORDER[*]}"
 toggle_cidr() { # the root's input, changed before every measured run of that scenario
-    local current
-    current="$(sed -n 's/^  local:cidr: *//p' config/pulumi/Pulumi.dev.yaml)"
-    local next=10.42.0.0/16
-    [ "$current" = "10.42.0.0/16" ] && next=10.43.0.0/16
-    "$RUNNER" config set local:cidr "$next" --provider local --stack dev >/dev/null
+    if grep -q '^  local:cidr: 10.42.0.0/16' config/pulumi/Pulumi.dev.yaml; then
+        sed -i 's|^  local:cidr: .*|  local:cidr: 10.43.0.0/16|' config/pulumi/Pulumi.dev.yaml
+    else
+        sed -i 's|^  local:cidr: .*|  local:cidr: 10.42.0.0/16|' config/pulumi/Pulumi.dev.yaml
+    fi
 }
 fresh() { # nothing deployed, no stack in the backend
     "$RUNNER" destroy --provider local --stack dev --yes >/dev/null 2>&1
     rm -rf "$REPO/.runner/backend"
+    mkdir -p "$REPO/.runner/backend"
 }
 
 runner_up >/dev/null 2>&1   # deploys, stores the demo's secret in the stack file
