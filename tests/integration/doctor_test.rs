@@ -74,3 +74,29 @@ fn ext_doctor_names_manifests_without_programs_and_missing_cloud_credentials() {
 fn found_programs(workspace: &Workspace) -> Redactions {
     Redactions::of(workspace).with(r"\bat \S+/(kubectl|python3)\b", "at [PATH]/$1")
 }
+
+/// A program that declares Kubernetes resources needs the `kubernetes` plugin, which cannot be
+/// downloaded everywhere: doctor looks for it in Pulumi's plugin folder before the first `up`
+/// would fail on it, and says how to install it.
+#[test]
+fn doctor_names_a_resource_plugin_the_programs_need_and_how_to_install_it() {
+    let mut workspace = Workspace::new();
+    workspace.provider("demo", "[[project]]\npath = \"app\"\nphase = \"kubernetes\"\n");
+    workspace.file(
+        "projects/app/Pulumi.yaml",
+        "name: app\nruntime: yaml\nresources:\n  k8s:\n    type: pulumi:providers:kubernetes\n  ns:\n    type: kubernetes:core/v1:Namespace\n  kept:\n    type: pulumi:index:Stash\n    properties:\n      input: x\n",
+    );
+    let home = workspace.path("home");
+    workspace.set_env("HOME", home.display().to_string()).set_env("PATH", "/nonexistent");
+    let missing = workspace.run(&["doctor", "--provider", "demo"]);
+    missing.expect_code(2);
+    let line = |stdout: &str, check: &str| stdout.lines().find(|line| line.contains(check)).map(str::to_string);
+    let found = line(&missing.stdout(), "kubernetes plugin").unwrap_or_else(|| panic!("{}", missing.stdout()));
+    assert!(found.starts_with("problem") && found.contains("`pulumi plugin install resource kubernetes`"), "{found}");
+
+    // What `pulumi plugin install` leaves: the folder, without a `.partial` marker.
+    std::fs::create_dir_all(home.join(".pulumi/plugins/resource-kubernetes-v4.25.0")).unwrap();
+    let installed = workspace.run(&["doctor", "--provider", "demo"]);
+    let found = line(&installed.stdout(), "kubernetes plugin").unwrap();
+    assert!(found.starts_with("ok") && found.contains("kubernetes-4.25.0 installed"), "{found}");
+}

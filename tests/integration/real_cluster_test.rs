@@ -292,3 +292,47 @@ fn ext_a_kubernetes_gate_holds_the_dependent_until_the_service_has_a_ready_endpo
     let gate = text.lines().position(|line| line == passed).unwrap();
     assert!(consumer > gate, "{text}");
 }
+
+/// `scripts/local-cluster.sh start` is safe to repeat: a running cluster is left alone, and
+/// what a crash or a reboot left (pid files of processes that are gone) is cleared before the
+/// same data starts again; `status` tells which, `delete` removes everything.
+#[test]
+fn ext_the_local_cluster_starts_twice_and_again_after_its_processes_were_killed() {
+    let workspace = Workspace::new();
+    let cluster = LocalCluster::start(&workspace);
+    cluster.kubectl_ok(&["create", "namespace", "kept-across-restarts"]);
+    let pids = |dir: &std::path::Path| -> Vec<u32> {
+        ["etcd", "kube-apiserver", "kube-controller-manager"]
+            .iter()
+            .map(|name| std::fs::read_to_string(dir.join(format!("run/{name}.pid"))).unwrap().trim().parse().unwrap())
+            .collect()
+    };
+    let state = workspace.path(".runner/local-cluster");
+    let first = pids(&state);
+
+    let again = cluster.script("start").output().unwrap();
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already running"));
+    assert_eq!(pids(&state), first, "a running cluster is left alone");
+
+    // A crash, or a reboot: every process gone at once, the pid files left behind.
+    for pid in &first {
+        let _ = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status();
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while first.iter().any(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists()) {
+        assert!(Instant::now() < deadline, "the killed processes did not go");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(cluster.script("status").status().unwrap().code(), Some(1));
+    let restarted = cluster.script("start").output().unwrap();
+    assert!(restarted.status.success(), "{}", String::from_utf8_lossy(&restarted.stderr));
+    assert_ne!(pids(&state), first);
+    assert_eq!(cluster.script("status").status().unwrap().code(), Some(0));
+    let kept = cluster.kubectl_ok(&["get", "namespace", "kept-across-restarts", "-o", "name"]);
+    assert_eq!(kept.trim(), "namespace/kept-across-restarts", "the data stays across restarts");
+
+    let deleted = cluster.script("delete").output().unwrap();
+    assert!(deleted.status.success());
+    assert!(!state.exists(), "delete removes the state folder");
+}

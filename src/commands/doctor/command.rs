@@ -103,6 +103,12 @@ pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitSt
         .map(|found| Finding { check: found.check, ok: found.ok, detail: found.detail }),
     );
 
+    findings.extend(
+        super::plugin_check::plugin_findings(&loaded.provider, &environment, settings.root.path())
+            .into_iter()
+            .map(|found| Finding { check: found.check, ok: found.ok, detail: found.detail }),
+    );
+
     let uses_kubeconfig = loaded
         .provider
         .projects
