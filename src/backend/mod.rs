@@ -1,20 +1,27 @@
 //! Pulumi's DIY state, read without a `pulumi` process: checkpoints, update history and the
-//! fingerprints of the runner's own updates, on every store a backend can live in.
+//! fingerprints of the runner's own updates, on every store a backend can live in (`store/`),
+//! with the credentials each store takes (`credentials/`).
 
 pub mod checkpoint;
+mod credentials;
 mod digest_salt;
 mod passphrase_secrets;
+mod run_environment;
 mod stack_state;
 mod state_files;
+pub(crate) mod store;
 mod up_fingerprint;
 mod update_entry;
 mod update_kind;
 
 pub use checkpoint::{opened_value, state_file_bytes, Checkpoint, CheckpointError, StackOutputsRead};
+pub use credentials::{AwsProfile, AzureIdentity};
 pub use digest_salt::DigestSalt;
 pub use passphrase_secrets::{decrypt_secure_values, PassphraseError, PassphraseKey};
+pub use run_environment::RunEnvironment;
 pub use stack_state::StackState;
 pub use state_files::{FolderFiles, StateFiles, StateFilesError};
+pub use store::{open_object_store, shown_url, ObjectStore, ObjectStoreError};
 pub use up_fingerprint::{UpFingerprint, UpstreamOutputs};
 pub use update_entry::{HistoryKey, UpdateEntry};
 pub use update_kind::{UpdateKind, UpdateResult};

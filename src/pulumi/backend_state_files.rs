@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use super::{open_object_store, Backend, ChildEnvironment, ObjectStore};
+use super::{Backend, ChildEnvironment};
+use crate::backend::{open_object_store, ObjectStore};
 use crate::backend::{FolderFiles, StateFiles, StateFilesError};
 
 /// An object store's keys, relative to the backend's folder in its bucket.

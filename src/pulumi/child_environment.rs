@@ -124,6 +124,13 @@ fn resolve_path_list(value: &str, root: &RepositoryRoot, home: Option<&str>) -> 
         .join(":")
 }
 
+/// The stores and their credentials (`backend/`) read the run's variables through this.
+impl crate::backend::RunEnvironment for ChildEnvironment {
+    fn vars(&self) -> &BTreeMap<String, String> {
+        &self.vars
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,6 @@
 use std::path::PathBuf;
 
-use super::ObjectStoreError;
+use crate::backend::ObjectStoreError;
 
 /// Why a Pulumi lock could not be removed; the cause kept as `source()`.
 #[derive(Debug, thiserror::Error)]

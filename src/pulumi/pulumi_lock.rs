@@ -8,9 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use super::object_store::open_object_store;
-use super::object_store_response::shown_url;
 use super::{Backend, ChildEnvironment, MARKER_VARIABLE};
+use crate::backend::{open_object_store, shown_url};
 use crate::cancel::process_alive;
 use crate::cancel::{pid_may_live_elsewhere, process_start_time};
 use crate::history::host_name;

@@ -165,7 +165,7 @@ fn backends_without_readable_locks_are_never_gone() {
 #[test]
 fn every_object_store_credential_is_a_secret() {
     let rule = crate::secrets::SecretRule::default();
-    for name in super::super::object_store::CREDENTIAL_VARIABLES {
+    for name in crate::backend::store::object_store::CREDENTIAL_VARIABLES {
         assert!(rule.inherited_is_secret(name) && rule.entry_is_secret(name), "{name}");
     }
 }
@@ -228,7 +228,7 @@ fn a_lock_the_store_will_not_give_is_unreadable_not_absent() {
         ),
         ("/o?prefix=", "{}"),
     ];
-    let (address, _) = super::super::object_store::tests::pages(ANSWERS);
+    let (address, _) = crate::backend::store::object_store::tests::pages(ANSWERS);
     let root = crate::config::RepositoryRoot::unchecked(std::path::Path::new("/nonexistent"));
     let vars = [("PULUMI_BACKEND_URL", "gs://state"), ("STORAGE_EMULATOR_HOST", address.as_str())];
     let environment =

@@ -3,7 +3,8 @@
 //! the lock checks use. What the answer means is said in the words of the variables to fix.
 
 use super::s3_backend_check::BackendFinding;
-use crate::pulumi::{open_object_store, AzureIdentity, ChildEnvironment, ObjectStoreError};
+use crate::backend::{open_object_store, AzureIdentity, ObjectStoreError};
+use crate::pulumi::ChildEnvironment;
 
 /// What to fix when Azure refuses: the key or token given, else the sign-in the runner used,
 /// which also needs a data role (a subscription's Owner cannot read blobs without one).

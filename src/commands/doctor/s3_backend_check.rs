@@ -2,8 +2,9 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::path::Path;
 use std::time::Duration;
 
+use crate::backend::AwsProfile;
 use crate::cancel::{Cancellation, ChildEnd, ChildProcess, QUERY_TIMEOUT};
-use crate::pulumi::{AwsProfile, ChildEnvironment};
+use crate::pulumi::ChildEnvironment;
 
 /// One line of `runner doctor` about an `s3://` backend.
 #[derive(Debug, Clone, PartialEq, Eq)]

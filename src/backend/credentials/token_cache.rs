@@ -7,7 +7,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::object_store_error::ObjectStoreError;
+use crate::backend::store::object_store_error::ObjectStoreError;
 
 /// A token and how long its issuer said it lives, when it said.
 pub struct AccessToken {

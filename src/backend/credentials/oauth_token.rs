@@ -1,9 +1,9 @@
 //! The OAuth 2.0 token request every signed-in store shares: a form posted to a token endpoint
 //! (Google's, Microsoft Entra ID's), answered with an `access_token` or an error code.
 
-use super::object_store_error::ObjectStoreError;
-use super::object_store_response::send_request;
 use super::token_cache::AccessToken;
+use crate::backend::store::object_store_error::ObjectStoreError;
+use crate::backend::store::object_store_response::send_request;
 
 /// Posts the form to `token_uri` and reads the `access_token` (and `expires_in`) of its answer;
 /// an OAuth error code (`invalid_grant`) is named, never the form.

@@ -1,7 +1,7 @@
 use super::*;
 
-fn environment(vars: &[(&str, &str)]) -> ChildEnvironment {
-    ChildEnvironment::from_vars(vars)
+fn environment(vars: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
+    vars.iter().map(|(key, value)| (key.to_string(), value.to_string())).collect()
 }
 
 const KEY: &str = "a2V5";

@@ -1,5 +1,5 @@
 use super::*;
-use crate::pulumi::gcs_service_account::tests::{key_json, TOKEN_ANSWER};
+use crate::backend::credentials::gcs_service_account::tests::{key_json, TOKEN_ANSWER};
 
 const USER: &str = r#"{"account": "", "client_id": "764.apps.googleusercontent.com", "client_secret": "d-very/secret",
     "quota_project_id": "demo", "refresh_token": "1//0g-very+secret", "type": "authorized_user",

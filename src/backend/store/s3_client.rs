@@ -4,11 +4,11 @@
 
 use ring::{digest, hmac};
 
-use super::aws_profile::AwsSharedFiles;
 use super::object_store::ObjectStore;
 use super::object_store_error::ObjectStoreError;
 use super::object_store_response::{percent_decode, send_request, uri_encode, xml_values};
-use super::ChildEnvironment;
+use crate::backend::credentials::aws_profile::AwsSharedFiles;
+use crate::backend::RunEnvironment;
 
 /// Where the bucket is and how to sign for it, from `s3://BUCKET/PREFIX?endpoint=..&region=..`
 /// and the credentials the runner gives its children.
@@ -29,7 +29,7 @@ pub struct S3Client {
 
 impl S3Client {
     /// `None` when `url` is not an `s3://` URL; `Err` when the credentials are missing.
-    pub fn from_url(url: &str, environment: &ChildEnvironment) -> Option<Result<Self, ObjectStoreError>> {
+    pub fn from_url(url: &str, environment: &dyn RunEnvironment) -> Option<Result<Self, ObjectStoreError>> {
         let rest = url.strip_prefix("s3://")?;
         let (location, query) = rest.split_once('?').unwrap_or((rest, ""));
         let (bucket, prefix) = location.split_once('/').unwrap_or((location, ""));
@@ -209,8 +209,8 @@ fn hex(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
-    fn environment(vars: &[(&str, &str)]) -> ChildEnvironment {
-        ChildEnvironment::from_vars(vars)
+    fn environment(vars: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
+        vars.iter().map(|(key, value)| (key.to_string(), value.to_string())).collect()
     }
 
     #[test]

@@ -5,9 +5,9 @@
 use serde::Deserialize;
 
 use super::oauth_token::exchange_for_token;
-use super::object_store_error::ObjectStoreError;
-use super::object_store_response::uri_encode;
 use super::token_cache::AccessToken;
+use crate::backend::store::object_store_error::ObjectStoreError;
+use crate::backend::store::object_store_response::uri_encode;
 
 /// No `Debug`: it holds the client secret and the refresh token.
 #[derive(Clone, Deserialize)]

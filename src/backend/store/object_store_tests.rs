@@ -31,9 +31,8 @@ pub fn pages(answers: &'static [(&'static str, &'static str)]) -> (String, std::
     (address, lines)
 }
 
-fn environment(vars: &[(&str, String)]) -> ChildEnvironment {
-    let pairs: Vec<(&str, &str)> = vars.iter().map(|(key, value)| (*key, value.as_str())).collect();
-    ChildEnvironment::from_vars(&pairs)
+fn environment(vars: &[(&str, String)]) -> std::collections::BTreeMap<String, String> {
+    vars.iter().map(|(key, value)| (key.to_string(), value.clone())).collect()
 }
 
 /// Azure's List Blobs goes on while `NextMarker` names a page, and stops at an empty one.

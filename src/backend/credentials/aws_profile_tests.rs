@@ -1,8 +1,8 @@
 use super::*;
 use time::format_description::well_known::Rfc3339;
 
-fn environment(vars: &[(&str, &str)]) -> ChildEnvironment {
-    ChildEnvironment::from_vars(vars)
+fn environment(vars: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
+    vars.iter().map(|(key, value)| (key.to_string(), value.to_string())).collect()
 }
 
 const CREDENTIALS: &str = "[default]\naws_access_key_id = AKDEFAULT\naws_secret_access_key = default-secret\n\n\
@@ -131,7 +131,7 @@ fn a_credential_process_is_run_once_and_its_answer_read() {
     assert!(chatty.contains("printed no JSON with `Version` 1") && !chatty.contains("proc-secret"), "{chatty}");
 }
 
-fn refusal_in(environment: &ChildEnvironment) -> String {
+fn refusal_in(environment: &dyn RunEnvironment) -> String {
     match AwsProfile::from_environment(environment) {
         Ok(_) => panic!("the profile was read"),
         Err(err) => err.to_string(),

@@ -1,11 +1,11 @@
 use std::os::unix::fs::PermissionsExt;
 
 use super::*;
-use crate::pulumi::gcs_credentials::tests::serve_once;
-use crate::pulumi::gcs_service_account::tests::TOKEN_ANSWER;
+use crate::backend::credentials::gcs_credentials::tests::serve_once;
+use crate::backend::credentials::gcs_service_account::tests::TOKEN_ANSWER;
 
-fn environment(vars: &[(&str, &str)]) -> ChildEnvironment {
-    ChildEnvironment::from_vars(vars)
+fn environment(vars: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
+    vars.iter().map(|(key, value)| (key.to_string(), value.to_string())).collect()
 }
 
 /// A stand-in `az` in its own folder: it writes its arguments next to itself and runs `body`.
@@ -129,7 +129,7 @@ fn the_azure_cli_is_asked_for_a_storage_token() {
 
     let signed_out = fake_az("echo \"ERROR: Please run 'az login' to setup account.\" >&2\nexit 1");
     let path = signed_out.path().display().to_string();
-    let environment = crate::pulumi::azure_identity::tests::environment(&[("PATH", &path)]);
+    let environment = crate::backend::credentials::azure_identity::tests::environment(&[("PATH", &path)]);
     let error = AzureIdentity::from_environment(&environment).unwrap().access_token(&environment).unwrap_err();
     assert_eq!(
         error.to_string(),

@@ -6,7 +6,7 @@ use super::azure_blob_client::AzureBlobClient;
 use super::gcs_client::GcsClient;
 use super::object_store_error::ObjectStoreError;
 use super::s3_client::S3Client;
-use super::ChildEnvironment;
+use crate::backend::RunEnvironment;
 
 pub trait ObjectStore: Send + Sync {
     /// The backend's folder inside its bucket or container, empty or ending in `/`.
@@ -21,7 +21,7 @@ pub trait ObjectStore: Send + Sync {
 /// when the URL is not an object store's; `Err` when the runner cannot sign for it.
 pub fn open_object_store(
     url: &str,
-    environment: &ChildEnvironment,
+    environment: &dyn RunEnvironment,
 ) -> Option<Result<Box<dyn ObjectStore>, ObjectStoreError>> {
     fn boxed<T: ObjectStore + 'static>(
         client: Option<Result<T, ObjectStoreError>>,

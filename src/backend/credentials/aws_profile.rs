@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
-use super::object_store_error::ObjectStoreError;
 use super::token_cache::{cached_token, AccessToken};
-use super::ChildEnvironment;
+use crate::backend::store::object_store_error::ObjectStoreError;
+use crate::backend::RunEnvironment;
 use crate::cancel::{Cancellation, ChildProcess};
 
 /// What the AWS SDK gives a `credential_process` before it gives up.
@@ -36,7 +36,7 @@ pub struct AwsSharedFiles {
 }
 
 impl AwsSharedFiles {
-    pub fn read(environment: &ChildEnvironment) -> Self {
+    pub fn read(environment: &dyn RunEnvironment) -> Self {
         let home = environment.get("HOME").map(PathBuf::from);
         let file = |variable: &str, default: &str| {
             environment.get(variable).map(PathBuf::from).or_else(|| home.as_ref().map(|home| home.join(default)))
@@ -75,7 +75,7 @@ impl AwsSharedFiles {
 
     /// The profile's keys; `Ok(None)` when neither file has the profile and none was asked for
     /// by name.
-    pub fn keys(&self, environment: &ChildEnvironment) -> Result<Option<AwsProfile>, ObjectStoreError> {
+    pub fn keys(&self, environment: &dyn RunEnvironment) -> Result<Option<AwsProfile>, ObjectStoreError> {
         let profile = self.profile();
         let config_section = self.config_section();
         let section =
@@ -108,7 +108,7 @@ impl AwsSharedFiles {
 
 impl AwsProfile {
     /// The keys of the profile the environment names, from its shared files.
-    pub fn from_environment(environment: &ChildEnvironment) -> Result<Option<Self>, ObjectStoreError> {
+    pub fn from_environment(environment: &dyn RunEnvironment) -> Result<Option<Self>, ObjectStoreError> {
         AwsSharedFiles::read(environment).keys(environment)
     }
 }
@@ -119,7 +119,7 @@ impl AwsProfile {
 fn credential_process(
     profile: &str,
     command: &str,
-    environment: &ChildEnvironment,
+    environment: &dyn RunEnvironment,
 ) -> Result<AwsProfile, ObjectStoreError> {
     let failed = |why: String| {
         ObjectStoreError::InvalidCredentials(format!("the `credential_process` of the AWS profile `{profile}` {why}"))

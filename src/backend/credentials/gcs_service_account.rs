@@ -7,9 +7,9 @@ use ring::signature::{RsaKeyPair, RSA_PKCS1_SHA256};
 use serde::Deserialize;
 
 use super::oauth_token::exchange_for_token;
-use super::object_store_error::ObjectStoreError;
-use super::object_store_response::uri_encode;
 use super::token_cache::AccessToken;
+use crate::backend::store::object_store_error::ObjectStoreError;
+use crate::backend::store::object_store_response::uri_encode;
 
 /// Reading and deleting lock objects needs no more.
 const SCOPE: &str = "https://www.googleapis.com/auth/devstorage.read_write";

@@ -4,8 +4,8 @@
 
 use super::gcs_authorized_user::GcsAuthorizedUser;
 use super::gcs_service_account::GcsServiceAccount;
-use super::object_store_error::ObjectStoreError;
 use super::token_cache::cached_token;
+use crate::backend::store::object_store_error::ObjectStoreError;
 
 /// No `Debug`: both kinds hold a secret (a private key, a refresh token).
 pub struct GcsCredentials {

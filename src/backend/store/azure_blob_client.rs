@@ -8,11 +8,11 @@ use std::collections::BTreeMap;
 use base64::Engine as _;
 use ring::hmac;
 
-use super::azure_identity::AzureIdentity;
 use super::object_store::ObjectStore;
 use super::object_store_error::ObjectStoreError;
 use super::object_store_response::{percent_decode, send_request, uri_encode, xml_values};
-use super::ChildEnvironment;
+use crate::backend::credentials::azure_identity::AzureIdentity;
+use crate::backend::RunEnvironment;
 
 /// A version every Azure Storage endpoint and Azurite serve, with Shared Key as documented.
 const API_VERSION: &str = "2021-12-02";
@@ -37,7 +37,7 @@ impl AzureBlobClient {
     /// The order is gocloud's: `AZURE_STORAGE_ACCOUNT` with `AZURE_STORAGE_KEY`, then
     /// `AZURE_STORAGE_SAS_TOKEN`, then `AZURE_STORAGE_CONNECTION_STRING`, then the sign-in of
     /// `DefaultAzureCredential` (`AzureIdentity`).
-    pub fn from_url(url: &str, environment: &ChildEnvironment) -> Option<Result<Self, ObjectStoreError>> {
+    pub fn from_url(url: &str, environment: &dyn RunEnvironment) -> Option<Result<Self, ObjectStoreError>> {
         let rest = url.strip_prefix("azblob://")?;
         let (location, query) = rest.split_once('?').unwrap_or((rest, ""));
         let (container, prefix) = location.split_once('/').unwrap_or((location, ""));
@@ -51,7 +51,7 @@ impl AzureBlobClient {
         Self { container_url, sas_token: None, shared_key: None, bearer_token: None, prefix: String::new() }
     }
 
-    fn resolve(container: &str, query: &str, environment: &ChildEnvironment) -> Result<Self, ObjectStoreError> {
+    fn resolve(container: &str, query: &str, environment: &dyn RunEnvironment) -> Result<Self, ObjectStoreError> {
         let variable = |name: &str| environment.get(name).filter(|value| !value.is_empty()).map(str::to_string);
         let connection: BTreeMap<String, String> = variable("AZURE_STORAGE_CONNECTION_STRING")
             .or_else(|| variable("AZURE_STORAGEBLOB_CONNECTIONSTRING"))

@@ -1,9 +1,9 @@
 use super::*;
-use crate::pulumi::gcs_credentials::tests::serve_once;
-use crate::pulumi::gcs_service_account::tests::{key_json, TOKEN_ANSWER};
+use crate::backend::credentials::gcs_credentials::tests::serve_once;
+use crate::backend::credentials::gcs_service_account::tests::{key_json, TOKEN_ANSWER};
 
-fn environment(vars: &[(&str, &str)]) -> ChildEnvironment {
-    ChildEnvironment::from_vars(vars)
+fn environment(vars: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
+    vars.iter().map(|(key, value)| (key.to_string(), value.to_string())).collect()
 }
 
 #[test]

@@ -6,11 +6,11 @@
 
 use serde::Deserialize;
 
-use super::gcs_credentials::GcsCredentials;
 use super::object_store::ObjectStore;
 use super::object_store_error::ObjectStoreError;
 use super::object_store_response::{send_request, uri_encode};
-use super::ChildEnvironment;
+use crate::backend::credentials::gcs_credentials::GcsCredentials;
+use crate::backend::RunEnvironment;
 
 /// Where the bucket's objects are and the token that reads them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +38,7 @@ struct ObjectName {
 
 impl GcsClient {
     /// `None` when `url` is not a `gs://` URL; `Err` when no credential the runner reads is set.
-    pub fn from_url(url: &str, environment: &ChildEnvironment) -> Option<Result<Self, ObjectStoreError>> {
+    pub fn from_url(url: &str, environment: &dyn RunEnvironment) -> Option<Result<Self, ObjectStoreError>> {
         let rest = url.strip_prefix("gs://")?;
         let location = rest.split('?').next().unwrap_or(rest);
         let (bucket, prefix) = location.split_once('/').unwrap_or((location, ""));
@@ -57,7 +57,7 @@ impl GcsClient {
         }))
     }
 
-    fn token(environment: &ChildEnvironment) -> Result<String, ObjectStoreError> {
+    fn token(environment: &dyn RunEnvironment) -> Result<String, ObjectStoreError> {
         let variable = |name: &str| environment.get(name).filter(|value| !value.is_empty());
         if let Some(json) = variable("GOOGLE_CREDENTIALS") {
             return GcsCredentials::parse(json.as_bytes(), "GOOGLE_CREDENTIALS")?.access_token();
@@ -102,7 +102,7 @@ impl GcsClient {
 /// The file `gcloud auth application-default login` writes, where Google's clients look for it
 /// after `GOOGLE_APPLICATION_CREDENTIALS`: under `CLOUDSDK_CONFIG`, else `~/.config/gcloud`. Read
 /// from the environment the run gives `pulumi`, so both find the same file.
-fn application_default_credentials(environment: &ChildEnvironment) -> Option<std::path::PathBuf> {
+fn application_default_credentials(environment: &dyn RunEnvironment) -> Option<std::path::PathBuf> {
     let folder = match environment.get("CLOUDSDK_CONFIG") {
         Some(config) => std::path::PathBuf::from(config),
         None => std::path::Path::new(environment.get("HOME")?).join(".config/gcloud"),

@@ -8,10 +8,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::oauth_token::exchange_for_token;
-use super::object_store_error::ObjectStoreError;
-use super::object_store_response::uri_encode;
 use super::token_cache::{cached_token, AccessToken};
-use super::ChildEnvironment;
+use crate::backend::store::object_store_error::ObjectStoreError;
+use crate::backend::store::object_store_response::uri_encode;
+use crate::backend::RunEnvironment;
 use crate::cancel::{Cancellation, ChildProcess};
 
 /// Blob data, whatever the account: the scope and resource Azure Storage tokens are issued for.
@@ -31,7 +31,7 @@ pub enum AzureIdentity {
 
 impl AzureIdentity {
     /// The first way to sign in the run's environment offers, `None` when it offers none.
-    pub fn from_environment(environment: &ChildEnvironment) -> Option<Self> {
+    pub fn from_environment(environment: &dyn RunEnvironment) -> Option<Self> {
         let tenant_and_client = environment.get("AZURE_TENANT_ID").zip(environment.get("AZURE_CLIENT_ID"));
         if let Some((tenant, client_id)) = tenant_and_client {
             let authority = environment.get("AZURE_AUTHORITY_HOST").unwrap_or("https://login.microsoftonline.com");
@@ -60,7 +60,7 @@ impl AzureIdentity {
     }
 
     /// A bearer token for Azure Storage. A refusal names this sign-in and how to mend it.
-    pub fn access_token(&self, environment: &ChildEnvironment) -> Result<String, ObjectStoreError> {
+    pub fn access_token(&self, environment: &dyn RunEnvironment) -> Result<String, ObjectStoreError> {
         let (token_url, form) = match self {
             Self::AzureCli { program } => {
                 let owner = program.display().to_string();
@@ -107,7 +107,10 @@ fn client_credentials(client_id: &str, proof: &str) -> String {
 
 /// `az account get-access-token`, run with the environment `pulumi` gets (its `AZURE_CONFIG_DIR`,
 /// its `PATH`), as the Azure SDK runs it.
-fn azure_cli_token(program: &std::path::Path, environment: &ChildEnvironment) -> Result<AccessToken, ObjectStoreError> {
+fn azure_cli_token(
+    program: &std::path::Path,
+    environment: &dyn RunEnvironment,
+) -> Result<AccessToken, ObjectStoreError> {
     let output = ChildProcess::new(program)
         .args(["account", "get-access-token", "--output", "json", "--resource", STORAGE_RESOURCE])
         .env_clear()
