@@ -33,7 +33,7 @@ pub fn kubeconfig(settings: &Settings, stack: &StackSettings) -> Result<ExitStat
     let environment = ChildEnvironment::build(std::env::vars(), &stack.environment, &settings.root);
     let backend = Backend::from_environment(&environment);
     let pulumi = super::shared::pulumi_location::find_pulumi(&environment)?;
-    let mask = super::run::secret_mask::run_secret_mask(&environment, &loaded.provider, None);
+    let mask = super::run::run_secret_mask::run_secret_mask(&environment, &loaded.provider, None);
     let reader = OutputReader {
         pulumi: &pulumi,
         provider: &loaded.provider,

@@ -23,22 +23,22 @@ mod timeline;
 mod unlock;
 mod validate;
 
-pub use affected::command::{select_with_affected, select_with_seeds};
+pub use affected::affected_selection::{select_with_affected, select_with_seeds};
 pub use completions::completions;
 pub use config::config_set;
 pub use dependency_lint::undeclared_references;
 pub use dispatch::execute;
-pub use doctor::command::doctor;
+pub use doctor::doctor_command::doctor;
 pub use doctor::python_runtime_check::python_runtime_findings;
-pub use export::command::export;
+pub use export::export_command::export;
 pub use history::history;
 pub use outputs::outputs;
 pub use providers::list_providers;
-pub use run::command::run;
 pub use run::configuration_gate::{
     check_shared_secrets, config_set_command, gather_configuration, PendingConfiguration,
 };
 pub use run::preflight_gate::{missing_problem, preflight_and_gather};
+pub use run::run_command::run;
 pub use shared::data_output::write_data;
 pub use shared::input_files::InputFiles;
 pub use shared::loaded_provider::LoadedProvider;

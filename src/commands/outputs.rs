@@ -35,7 +35,7 @@ pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitSta
     let pulumi = crate::commands::shared::pulumi_location::find_pulumi(&environment)?;
     let plan = ExecutionPlan::new(&loaded.graph, Operation::Up, &selected);
     let projects: Vec<_> = plan.order.iter().map(|&node| loaded.graph.project(node)).collect();
-    let mask = crate::commands::run::secret_mask::run_secret_mask(&environment, &loaded.provider, typed.as_deref());
+    let mask = crate::commands::run::run_secret_mask::run_secret_mask(&environment, &loaded.provider, typed.as_deref());
     let reader = OutputReader {
         pulumi: &pulumi,
         provider: &loaded.provider,

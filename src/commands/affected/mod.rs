@@ -1,3 +1,3 @@
 //! `--affected`: projects changed since a git reference.
-pub(crate) mod command;
+pub(crate) mod affected_selection;
 pub(crate) mod git_changes;

@@ -12,7 +12,7 @@ pub fn export_ci(settings: &Settings, ci: &CiExportSettings) -> Result<ExitStatu
     if let Some(file) = &ci.output {
         crate::commands::InputFiles::of(&settings.root, Some(&loaded.provider)).refuse_overwrite("-o", file)?;
     }
-    let rule = crate::commands::run::secret_mask::secret_rule(&loaded.provider);
+    let rule = crate::commands::run::run_secret_mask::secret_rule(&loaded.provider);
     let options = CiOptions { operation: ci.operation, setup: ci.setup, affected: ci.affected.clone() };
     let pipeline =
         CiPipeline::build(&loaded.provider, &loaded.graph, &ci.stack.stack, &ci.stack.environment, &rule, options)?;

@@ -1,3 +1,3 @@
 //! `runner export`.
 pub(crate) mod ci;
-pub(crate) mod command;
+pub(crate) mod export_command;

@@ -139,7 +139,7 @@ const SHORT_SECRET: usize = 4;
 /// Environment entries the secret rule masks though their value is a few characters long
 /// (`DEBUG=1`): said once, with the way to declare them plain.
 fn short_secrets(settings: &Settings, stack: &StackSettings, provider: &Provider) -> Vec<StackConfigWarning> {
-    let rule = crate::commands::run::secret_mask::secret_rule(provider);
+    let rule = crate::commands::run::run_secret_mask::secret_rule(provider);
     let file = settings.root.relative(stack.environment.path()).display().to_string();
     let provider_file = settings.root.relative(&provider.file).display().to_string();
     stack

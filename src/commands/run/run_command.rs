@@ -6,7 +6,7 @@ use std::time::SystemTime;
 use super::run_context::RunContext;
 use crate::cli::{RunSettings, Settings};
 use crate::commands::run::outcome::{finish_run, report_stack_locks};
-use crate::commands::run::secret_mask::{run_secret_mask, StoredConfigSecrets};
+use crate::commands::run::run_secret_mask::{run_secret_mask, StoredConfigSecrets};
 use crate::commands::run::signals::RunSignals;
 use crate::commands::shared::passphrase_check::check_passphrase;
 use crate::commands::{preflight_and_gather, LoadedProvider, StackCheck};
