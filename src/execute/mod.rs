@@ -13,6 +13,7 @@ mod retry_step;
 mod schedule;
 mod stack_busy;
 mod step_error;
+mod step_op;
 mod unchanged_rule;
 
 pub use crate::cancel::{CancelLevel, Cancellation};
@@ -27,6 +28,7 @@ pub use resource_change::{ChangeKind, ResourceChange};
 pub use schedule::Schedule;
 pub use stack_busy::StackBusy;
 pub use step_error::StepError;
+pub use step_op::{StepCount, StepOp};
 pub use unchanged_rule::UnchangedRule;
 
 #[cfg(test)]

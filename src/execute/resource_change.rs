@@ -11,16 +11,10 @@ pub enum ChangeKind {
 }
 
 impl ChangeKind {
-    /// The kind of change a Pulumi step op stands for; `None` for steps that change nothing.
+    /// The kind of change a Pulumi step op stands for; `None` for steps that change nothing and
+    /// for names this engine version does not write.
     pub fn from_op(op: &str) -> Option<Self> {
-        match op {
-            "create" | "import" => Some(ChangeKind::Create),
-            "update" => Some(ChangeKind::Update),
-            "replace" | "create-replacement" | "delete-replaced" | "import-replacement" | "read-replacement"
-            | "discard-replaced" => Some(ChangeKind::Replace),
-            "delete" | "discard" => Some(ChangeKind::Delete),
-            _ => None,
-        }
+        super::StepOp::parse(op)?.change_kind()
     }
 
     pub fn as_str(self) -> &'static str {

@@ -1,19 +1,20 @@
 //! How Pulumi's engine events and operation names fill the runner's progress types.
 
 use super::EngineEvent;
-use crate::execute::{OperationProgress, ResourceChanges};
+use crate::execute::{OperationProgress, ResourceChanges, StepCount, StepOp};
 
 impl ResourceChanges {
     /// Counts `count` steps of Pulumi's operation `op` (`create`, `delete-replaced`, ...).
     pub fn add(&mut self, op: &str, count: u64) {
-        match op {
-            "create" | "create-replacement" | "import" => self.created += count,
-            "update" | "refresh" => self.updated += count,
-            "delete" | "delete-replaced" => self.deleted += count,
-            "replace" => self.replaced += count,
-            "same" | "read" => self.unchanged += count,
-            _ => self.other += count,
-        }
+        let column = match StepOp::parse(op).map(StepOp::counted_as) {
+            Some(StepCount::Created) => &mut self.created,
+            Some(StepCount::Updated) => &mut self.updated,
+            Some(StepCount::Deleted) => &mut self.deleted,
+            Some(StepCount::Replaced) => &mut self.replaced,
+            Some(StepCount::Unchanged) => &mut self.unchanged,
+            Some(StepCount::Other) | None => &mut self.other,
+        };
+        *column += count;
     }
 }
 
@@ -27,7 +28,7 @@ impl OperationProgress {
             EngineEvent::ResourceOutputs { urn, op } if !is_stack_resource(urn) => {
                 self.steps_done += 1;
                 // Pulumi's summary of an `up` leaves out what it only read (a stack reference).
-                if !is_default_provider(urn) && op != "read" {
+                if !is_default_provider(urn) && StepOp::parse(op) != Some(StepOp::Read) {
                     self.observed.add(op, 1);
                 }
             }
