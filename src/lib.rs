@@ -19,11 +19,18 @@ pub(crate) mod plan;
 pub(crate) mod preflight;
 pub(crate) mod prompt;
 pub mod provider;
-pub mod pulumi;
+pub(crate) mod pulumi;
 pub mod render;
 pub(crate) mod report;
 pub(crate) mod secrets;
 pub(crate) mod text;
+
+/// What the fuzz targets (`fuzz/`) drive of the `pulumi` adapter; not an API.
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use crate::execute::OperationProgress;
+    pub use crate::pulumi::{parse_event_line, EventLogTail};
+}
 
 use std::ffi::OsString;
 use std::process::ExitCode;

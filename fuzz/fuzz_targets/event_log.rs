@@ -7,7 +7,7 @@ use std::io::Write;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use runner::pulumi::{parse_event_line, EventLogTail, OperationProgress};
+use runner::fuzzing::{parse_event_line, EventLogTail, OperationProgress};
 
 fn scratch() -> &'static tempfile::TempDir {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();

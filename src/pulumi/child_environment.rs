@@ -69,7 +69,7 @@ impl ChildEnvironment {
     }
 
     /// True when `key` was set by the environment file.
-    pub fn from_file(&self, key: &str) -> bool {
+    pub fn set_by_file(&self, key: &str) -> bool {
         self.file_keys.contains(key)
     }
 

@@ -70,7 +70,7 @@ pub fn input_digest(salt: &DigestSalt, inputs: &ProjectInputs<'_>) -> Option<Str
     }
     for (key, value) in inputs.environment.vars() {
         // What the environment file says is always an input; only inherited variables may be noise.
-        if !inputs.environment.from_file(key) && is_volatile(key) {
+        if !inputs.environment.set_by_file(key) && is_volatile(key) {
             continue;
         }
         parts.push(format!("env {key}={value}").into_bytes());

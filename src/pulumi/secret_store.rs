@@ -82,40 +82,6 @@ impl SecretStore {
         &self.stack_file
     }
 
-    /// The exact command a person runs, from the current folder, to set `key` (Pulumi asks for the
-    /// value, and for the passphrase when none is set): the backend and passphrase file the runner
-    /// would use, and the stack created first when it does not exist yet.
-    pub fn command_for(&self, key: &str, environment: &ChildEnvironment, backend: &Backend) -> String {
-        let cwd = std::env::current_dir().unwrap_or_default();
-        let shown = |path: &Path| shell_quote(&path.strip_prefix(&cwd).unwrap_or(path).display().to_string());
-        let mut prefix = String::new();
-        // What the runner's children get but the person's shell may not: the environment file's
-        // backend (or the runner's default one) and passphrase file.
-        for name in ["PULUMI_BACKEND_URL", "PULUMI_CONFIG_PASSPHRASE_FILE"] {
-            if let Some(value) = environment.get(name) {
-                if std::env::var(name).ok().as_deref() != Some(value) {
-                    prefix.push_str(&format!("{name}={} ", shell_quote(value)));
-                }
-            }
-        }
-        let dir = shown(&self.project_dir);
-        let stack = &self.qualified_stack;
-        let mut set = format!("{prefix}pulumi config set --secret {key} --stack {stack} --cwd {dir}");
-        if let Some(file) = &self.config_file {
-            set.push_str(&format!(" --config-file {}", shown(file)));
-        }
-        let mut init = format!("{prefix}pulumi stack init {stack} --no-select --cwd {dir}");
-        // A file backend's folder must exist before Pulumi opens it.
-        if let Some(state) = backend.local_dir().filter(|state| !state.is_dir()) {
-            init = format!("mkdir -p {} && {init}", shown(state));
-        }
-        match backend.stack_exists(&self.project_name, &self.stack) {
-            Some(true) => set,
-            Some(false) => format!("{init} && {set}"),
-            None => format!("{{ {init} 2>/dev/null || true; }} && {set}"),
-        }
-    }
-
     /// Stores `value` encrypted, creating the stack first when needed (`config set` requires one).
     pub fn store(
         &self,
@@ -178,18 +144,5 @@ impl SecretStore {
             let stderr = crate::secrets::SecretMask::new([value.to_string()]).apply(&output.stderr_text());
             Err(UserError::Internal(format!("`pulumi config set --secret {key}` failed: {}", stderr.trim())))
         }
-    }
-}
-
-/// `value` as one shell word.
-fn shell_quote(value: &str) -> String {
-    let plain = !value.is_empty()
-        && value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '-' | '_' | ':' | '=' | '@' | ',' | '+'));
-    if plain {
-        value.to_string()
-    } else {
-        format!("'{}'", value.replace('\'', "'\\''"))
     }
 }

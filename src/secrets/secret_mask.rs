@@ -106,11 +106,6 @@ impl SecretMask {
         }
     }
 
-    /// Every secret value known, as it was added.
-    pub fn values(&self) -> Vec<String> {
-        self.state.read().map(|state| state.secrets.clone()).unwrap_or_default()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.state.read().map(|state| state.secrets.is_empty()).unwrap_or(true)
     }

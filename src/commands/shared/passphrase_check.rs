@@ -14,7 +14,7 @@ pub fn passphrase_source(environment: &ChildEnvironment, prompted: bool) -> Stri
     }
     for key in ["PULUMI_CONFIG_PASSPHRASE", "PULUMI_CONFIG_PASSPHRASE_FILE"] {
         if environment.get(key).is_some() {
-            let place = if environment.from_file(key) { "`config/pulumi/environment`" } else { "the environment" };
+            let place = if environment.set_by_file(key) { "`config/pulumi/environment`" } else { "the environment" };
             return format!("`{key}` from {place}");
         }
     }
