@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::ResourceChanges;
 use crate::provider::ProjectPath;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ProjectResult {
     Succeeded,

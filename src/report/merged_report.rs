@@ -3,20 +3,49 @@ use std::fmt::Write;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde::Deserialize;
 
+use crate::execute::ProjectResult;
+use crate::plan::Operation;
+
 /// The JSON reports of several runs (a CI pipeline's jobs, one project each) as one summary.
 #[derive(Debug, Clone, Default)]
 pub struct MergedReport {
     pub provider: String,
     pub stack: String,
-    pub operation: String,
+    /// `None` until a report is added.
+    pub operation: Option<Operation>,
     pub projects: Vec<MergedProject>,
 }
+
+/// A project's result in the summary: what its report says, or that no job reported it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergedResult {
+    Reported(ProjectResult),
+    NotRun,
+}
+
+impl MergedResult {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MergedResult::Reported(result) => result.as_str(),
+            MergedResult::NotRun => "not run",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for MergedResult {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ProjectResult::deserialize(deserializer).map(MergedResult::Reported)
+    }
+}
+
+const SUCCEEDED: MergedResult = MergedResult::Reported(ProjectResult::Succeeded);
+const FAILED: MergedResult = MergedResult::Reported(ProjectResult::Failed);
 
 /// The part of a project's entry in a JSON report (`--report json=FILE`) the summary shows.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct MergedProject {
     pub project: String,
-    pub result: String,
+    pub result: MergedResult,
     #[serde(default)]
     pub started: Option<f64>,
     #[serde(default)]
@@ -65,7 +94,7 @@ pub enum MergeError {
 struct ReportFile {
     provider: String,
     stack: String,
-    operation: String,
+    operation: Operation,
     projects: Vec<MergedProject>,
 }
 
@@ -77,7 +106,7 @@ impl MergedReport {
         if self.projects.is_empty() && self.provider.is_empty() {
             self.provider = file.provider;
             self.stack = file.stack;
-            self.operation = file.operation;
+            self.operation = Some(file.operation);
         }
         for project in file.projects {
             // A job runs one project; a prerequisite it ran as well appears in two reports.
@@ -97,7 +126,7 @@ impl MergedReport {
             if !self.projects.iter().any(|known| &known.project == project) {
                 self.projects.push(MergedProject {
                     project: project.clone(),
-                    result: "not run".into(),
+                    result: MergedResult::NotRun,
                     started: None,
                     duration: 0.0,
                     reason: Some("its job left no report: an upstream job failed, or it was not selected".into()),
@@ -122,39 +151,39 @@ impl MergedReport {
         if self.provider.is_empty() {
             "runner: no project reported".to_string()
         } else {
-            format!("runner {} {} {}", self.operation, self.provider, self.stack)
+            format!("runner {} {} {}", self.operation.map_or("", Operation::as_str), self.provider, self.stack)
         }
     }
 
     pub fn failed(&self) -> usize {
-        self.projects.iter().filter(|p| p.result == "failed").count()
+        self.projects.iter().filter(|p| p.result == FAILED).count()
     }
 
     /// The projects a `drift` check found drifted: checked, and something differs from the state.
     /// Each job of a drift pipeline lets its own drift pass, so that its dependents are checked
     /// too; the summary is where the pipeline learns of it.
     pub fn drifted(&self) -> Vec<&MergedProject> {
-        if self.operation != "drift" {
+        if self.operation != Some(Operation::Drift) {
             return Vec::new();
         }
-        self.ordered().into_iter().filter(|p| p.result == "succeeded" && !p.resources.is_empty()).collect()
+        self.ordered().into_iter().filter(|p| p.result == SUCCEEDED && !p.resources.is_empty()).collect()
     }
 
     fn result_cell(&self, project: &MergedProject) -> String {
-        if self.operation == "drift" && project.result == "succeeded" {
+        if self.operation == Some(Operation::Drift) && project.result == SUCCEEDED {
             return match project.resources.len() {
                 0 => "no drift".into(),
                 count => format!("drifted ({count})"),
             };
         }
-        cell(&project.result)
+        cell(project.result.as_str())
     }
 
     /// For `$GITHUB_STEP_SUMMARY`: a table of every project, then each failure with Pulumi's error.
     pub fn markdown(&self) -> String {
         let mut text = format!("## {}\n\n", self.title());
-        let succeeded = self.projects.iter().filter(|p| p.result == "succeeded").count();
-        let not_run = self.projects.iter().filter(|p| p.result == "not run").count();
+        let succeeded = self.projects.iter().filter(|p| p.result == SUCCEEDED).count();
+        let not_run = self.projects.iter().filter(|p| p.result == MergedResult::NotRun).count();
         let _ = write!(
             text,
             "{} of {} reported projects succeeded, {} failed",
@@ -162,7 +191,7 @@ impl MergedReport {
             self.projects.len() - not_run,
             self.failed()
         );
-        if self.operation == "drift" {
+        if self.operation == Some(Operation::Drift) {
             let _ = write!(text, "; {} drifted", self.drifted().len());
         }
         if not_run > 0 {
@@ -190,7 +219,7 @@ impl MergedReport {
                 );
             }
         }
-        for project in self.ordered().into_iter().filter(|p| p.result == "failed") {
+        for project in self.ordered().into_iter().filter(|p| p.result == FAILED) {
             let _ = writeln!(text, "\n### `{}` failed\n", project.project);
             let failure = project.failure.clone().unwrap_or(MergedFailure {
                 summary: project.reason.clone().unwrap_or_else(|| "no error recorded".into()),
@@ -211,9 +240,9 @@ impl MergedReport {
         let name = self.title();
         let mut suite = TestSuite::new(name.as_str());
         for project in self.ordered() {
-            let drifted = self.operation == "drift" && !project.resources.is_empty();
-            let status = match project.result.as_str() {
-                "succeeded" if drifted => {
+            let drifted = self.operation == Some(Operation::Drift) && !project.resources.is_empty();
+            let status = match project.result {
+                SUCCEEDED if drifted => {
                     let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     status
                         .set_message(format!("{} drifted", crate::text::counted(project.resources.len(), "resource")));
@@ -221,24 +250,28 @@ impl MergedReport {
                     status.set_description(lines.join("\n"));
                     status
                 }
-                "succeeded" => TestCaseStatus::success(),
-                "failed" | "not deployed" => {
+                SUCCEEDED => TestCaseStatus::success(),
+                MergedResult::Reported(ProjectResult::Failed | ProjectResult::NotDeployed) => {
                     let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     let failure = project.failure.clone();
                     let summary = failure
                         .as_ref()
                         .map(|f| f.summary.clone())
                         .or_else(|| project.reason.clone())
-                        .unwrap_or_else(|| project.result.clone());
+                        .unwrap_or_else(|| project.result.as_str().to_string());
                     status.set_message(summary.as_str());
                     if let Some(failure) = failure.filter(|f| !f.diagnostics.is_empty()) {
                         status.set_description(failure.diagnostics.join("\n").replace('\t', "    "));
                     }
                     status
                 }
-                _ => {
+                MergedResult::Reported(
+                    ProjectResult::Skipped | ProjectResult::Cancelled | ProjectResult::Unchanged,
+                )
+                | MergedResult::NotRun => {
                     let mut status = TestCaseStatus::skipped();
-                    status.set_message(project.reason.clone().unwrap_or_else(|| project.result.clone()).as_str());
+                    let message = project.reason.clone().unwrap_or_else(|| project.result.as_str().to_string());
+                    status.set_message(message.as_str());
                     status
                 }
             };
@@ -317,5 +350,34 @@ mod tests {
     fn a_file_that_is_no_report_is_named() {
         let error = MergedReport::default().add("x.json", "{}").unwrap_err();
         assert!(error.to_string().contains("`x.json`"), "{error}");
+    }
+
+    /// Every result a run writes is read back as itself; a result no runner writes makes the
+    /// file no runner report, instead of a row the summary cannot place.
+    #[test]
+    fn every_result_a_run_writes_is_read_back_and_an_unknown_one_is_refused() {
+        use crate::execute::ProjectResult;
+        for result in [
+            ProjectResult::Succeeded,
+            ProjectResult::Failed,
+            ProjectResult::Skipped,
+            ProjectResult::Cancelled,
+            ProjectResult::NotDeployed,
+            ProjectResult::Unchanged,
+        ] {
+            let written = serde_json::to_string(&result).unwrap();
+            let text = format!(
+                r#"{{"provider":"local","stack":"dev","operation":"up","projects":[{{"project":"p","result":{written}}}]}}"#
+            );
+            let mut merged = MergedReport::default();
+            merged.add("r.json", &text).unwrap();
+            assert_eq!(merged.projects[0].result, MergedResult::Reported(result));
+            assert_eq!(merged.projects[0].result.as_str(), result.as_str());
+        }
+        let unknown =
+            r#"{"provider":"local","stack":"dev","operation":"up","projects":[{"project":"p","result":"exploded"}]}"#;
+        assert!(matches!(MergedReport::default().add("r.json", unknown), Err(MergeError::NotAReport { .. })));
+        let operation = r#"{"provider":"local","stack":"dev","operation":"launch","projects":[]}"#;
+        assert!(matches!(MergedReport::default().add("r.json", operation), Err(MergeError::NotAReport { .. })));
     }
 }

@@ -57,33 +57,35 @@ pub fn check_object_store_backend(url: &str, environment: &ChildEnvironment) -> 
     };
     // The whole chain; its URLs carry no query (a SAS token lives there).
     let said = crate::error::ErrorChain(&err).to_string();
-    let status = match &err {
-        ObjectStoreError::Status { status, .. } => Some(status.as_u16()),
-        _ => None,
+    // Every variant named: a new one must decide which finding it is.
+    let (check, detail) = match &err {
+        ObjectStoreError::Request { .. } => {
+            ("backend reachable", format!("{said}: check the address in `PULUMI_BACKEND_URL` and the network"))
+        }
+        ObjectStoreError::Status { status, .. } if matches!(status.as_u16(), 401 | 403) => {
+            ("backend credentials", format!("rejected by the object store ({said}): fix {variables}"))
+        }
+        ObjectStoreError::Status { status, .. } if status.as_u16() == 404 => {
+            return vec![
+                BackendFinding {
+                    check: "backend credentials",
+                    ok: true,
+                    detail: "accepted by the object store".into(),
+                },
+                BackendFinding {
+                    check: "backend bucket",
+                    ok: false,
+                    detail: format!("the {container} does not exist: create it, or fix `PULUMI_BACKEND_URL`"),
+                },
+            ];
+        }
+        ObjectStoreError::MissingCredentials(_)
+        | ObjectStoreError::InvalidCredentials(_)
+        | ObjectStoreError::CredentialsRefused { .. }
+        | ObjectStoreError::Status { .. } => {
+            ("backend credentials", format!("cannot list the backend's locks: {said}"))
+        }
+        ObjectStoreError::Runtime(_) => ("backend reachable", format!("cannot list the backend's locks: {said}")),
     };
-    match (&err, status) {
-        (ObjectStoreError::Request { .. }, _) => vec![BackendFinding {
-            check: "backend reachable",
-            ok: false,
-            detail: format!("{said}: check the address in `PULUMI_BACKEND_URL` and the network"),
-        }],
-        (_, Some(401 | 403)) => vec![BackendFinding {
-            check: "backend credentials",
-            ok: false,
-            detail: format!("rejected by the object store ({said}): fix {variables}"),
-        }],
-        (_, Some(404)) => vec![
-            BackendFinding { check: "backend credentials", ok: true, detail: "accepted by the object store".into() },
-            BackendFinding {
-                check: "backend bucket",
-                ok: false,
-                detail: format!("the {container} does not exist: create it, or fix `PULUMI_BACKEND_URL`"),
-            },
-        ],
-        _ => vec![BackendFinding {
-            check: "backend credentials",
-            ok: false,
-            detail: format!("cannot list the backend's locks: {said}"),
-        }],
-    }
+    vec![BackendFinding { check, ok: false, detail }]
 }
