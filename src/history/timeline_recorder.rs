@@ -145,23 +145,27 @@ mod tests {
     use crate::plan::Operation;
     use crate::provider::ProjectPath;
 
+    fn run_started(run_id: &str, operation: Operation, project: &ProjectPath, dir: &std::path::Path) -> ExecutionEvent {
+        ExecutionEvent::RunStarted(RunInfo {
+            run_id: run_id.into(),
+            provider: "demo".into(),
+            stack: "dev".into(),
+            operation,
+            projects: vec![project.clone()],
+            parallelism: 2,
+            log_dir: dir.to_path_buf(),
+            started: SystemTime::now(),
+            recovered_locks: Vec::new(),
+        })
+    }
+
     #[test]
     fn attempts_backoff_hooks_and_gates_become_segments_in_order() {
         let dir = tempfile::tempdir().unwrap();
         let mut recorder = TimelineRecorder::new(dir.path().to_path_buf(), HashMap::new());
         let project = ProjectPath::new("app");
+        recorder.on_event(&run_started("r1", Operation::Up, &project, dir.path()));
         let started = SystemTime::now();
-        recorder.on_event(&ExecutionEvent::RunStarted(RunInfo {
-            run_id: "r1".into(),
-            provider: "demo".into(),
-            stack: "dev".into(),
-            operation: Operation::Up,
-            projects: vec![project.clone()],
-            parallelism: 2,
-            log_dir: dir.path().to_path_buf(),
-            started,
-            recovered_locks: Vec::new(),
-        }));
         let note = |message: &str| ExecutionEvent::ProjectNote { project: project.clone(), message: message.into() };
         recorder.on_event(&ExecutionEvent::ProjectStarted { project: project.clone(), attempt: 1, at: started });
         recorder.on_event(&note("creating stack `dev`"));
@@ -213,17 +217,7 @@ mod tests {
             let mut recorder = TimelineRecorder::new(dir.path().to_path_buf(), HashMap::new());
             let project = ProjectPath::new("net");
             let started = SystemTime::now();
-            recorder.on_event(&ExecutionEvent::RunStarted(RunInfo {
-                run_id: "r2".into(),
-                provider: "demo".into(),
-                stack: "dev".into(),
-                operation: Operation::Drift,
-                projects: vec![project.clone()],
-                parallelism: 1,
-                log_dir: dir.path().to_path_buf(),
-                started,
-                recovered_locks: Vec::new(),
-            }));
+            recorder.on_event(&run_started("r2", Operation::Drift, &project, dir.path()));
             recorder.on_event(&ExecutionEvent::ProjectStarted { project: project.clone(), attempt: 1, at: started });
             let mut report = ProjectReport::not_run(project.clone(), result, String::new());
             report.started = Some(started);

@@ -357,14 +357,7 @@ mod tests {
     #[test]
     fn every_result_a_run_writes_is_read_back_and_an_unknown_one_is_refused() {
         use crate::execute::ProjectResult;
-        for result in [
-            ProjectResult::Succeeded,
-            ProjectResult::Failed,
-            ProjectResult::Skipped,
-            ProjectResult::Cancelled,
-            ProjectResult::NotDeployed,
-            ProjectResult::Unchanged,
-        ] {
+        for result in ProjectResult::ALL {
             let written = serde_json::to_string(&result).unwrap();
             let text = format!(
                 r#"{{"provider":"local","stack":"dev","operation":"up","projects":[{{"project":"p","result":{written}}}]}}"#
