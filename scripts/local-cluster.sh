@@ -32,7 +32,7 @@ pid_of() { # name -> pid of the running component, or nothing
     pid="$(cat "$file")"
     # After a reboot the pid file may name another process, or none: the command line decides.
     if [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] \
-        && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q -- "$STATE_DIR"; then
+        && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -qF -- "$STATE_DIR"; then
         echo "$pid"
     fi
 }

@@ -29,8 +29,10 @@ pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitSta
             let passphrase = ask_passphrase(&prompter, &outputs.stack.stack, &file)?;
             environment.set("PULUMI_CONFIG_PASSPHRASE", passphrase.clone());
             typed = Some(passphrase);
+        } else {
+            // The prompt only returns a passphrase that opens the stack file.
+            check_passphrase(&outputs.stack.stack, &file, &environment, None)?;
         }
-        check_passphrase(&outputs.stack.stack, &file, &environment, None)?;
     }
     let pulumi = crate::commands::shared::pulumi_location::find_pulumi(&environment)?;
     let plan = ExecutionPlan::new(&loaded.graph, Operation::Up, &selected);

@@ -56,8 +56,9 @@ impl ChildEnvironment {
         Self::build(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())), &Default::default(), &root)
     }
 
+    /// An empty value counts as unset, by the one rule of `RunEnvironment`.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.vars.get(key).map(String::as_str).filter(|value| !value.is_empty())
+        crate::backend::RunEnvironment::get(self, key)
     }
 
     pub fn set(&mut self, key: &str, value: String) {

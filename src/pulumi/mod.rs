@@ -25,6 +25,7 @@ mod secret_output_names;
 mod secret_store;
 pub mod stack_history;
 mod torn_checkpoint;
+mod yaml_program;
 
 pub use crate::backend::decrypt_secure_values;
 pub use ansi_codes::strip_ansi_codes;
@@ -48,6 +49,7 @@ pub use pulumi_process::{ExitState, ProcessOutcome, PulumiProcess};
 pub use secret_output_names::secret_output_names;
 pub use secret_store::SecretStore;
 pub use torn_checkpoint::{remove_stale_temporary_files, repair_torn_checkpoint};
+pub use yaml_program::YamlProgram;
 // The runner's progress types, which Pulumi's events fill (`engine_progress.rs`).
 pub(crate) use crate::execute::{OperationProgress, ResourceChanges};
 pub use resource_change_reader::read_resource_changes;

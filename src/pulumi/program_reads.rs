@@ -9,41 +9,21 @@ use std::path::Path;
 /// YAML, cannot be read, has no reference (its dependencies are read some other way) or reads
 /// a reference in a way not understood: every output counts then.
 pub fn program_reads(folder: &Path) -> Option<BTreeSet<String>> {
-    let text = ["Pulumi.yaml", "Pulumi.yml"].iter().find_map(|name| std::fs::read_to_string(folder.join(name)).ok())?;
-    let manifest: serde_norway::Value = serde_norway::from_str(&text).ok()?;
-    if manifest.get("runtime").and_then(runtime_name) != Some("yaml") {
-        return None;
-    }
-    // The program is `Pulumi.yaml` itself, or `Main.yaml` beside it.
-    let text = match std::fs::read_to_string(folder.join("Main.yaml")) {
-        Ok(main) => format!("{text}\n{main}"),
-        Err(_) => text,
-    };
-    let mut references: Vec<String> = Vec::new();
-    for document in [
-        Some(manifest),
-        std::fs::read_to_string(folder.join("Main.yaml")).ok().and_then(|main| serde_norway::from_str(&main).ok()),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        let Some(resources) = document.get("resources").and_then(serde_norway::Value::as_mapping) else { continue };
-        references.extend(
-            resources
-                .iter()
-                .filter(|(_, resource)| {
-                    resource.get("type").and_then(serde_norway::Value::as_str) == Some("pulumi:pulumi:StackReference")
-                })
-                .filter_map(|(name, _)| name.as_str().map(str::to_string)),
-        );
-    }
+    let program = super::YamlProgram::load(folder)?;
+    let references: Vec<String> = program
+        .resources()
+        .filter(|(_, resource)| {
+            resource.get("type").and_then(serde_norway::Value::as_str) == Some("pulumi:pulumi:StackReference")
+        })
+        .filter_map(|(name, _)| name.as_str().map(str::to_string))
+        .collect();
     if references.is_empty() {
         return None;
     }
     let mut reads = BTreeSet::new();
     for reference in references {
         let uses = format!("${{{reference}.");
-        let mut rest = text.as_str();
+        let mut rest = program.text.as_str();
         while let Some(at) = rest.find(&uses) {
             rest = &rest[at + uses.len()..];
             let end = rest.find('}')?;
@@ -51,10 +31,6 @@ pub fn program_reads(folder: &Path) -> Option<BTreeSet<String>> {
         }
     }
     Some(reads)
-}
-
-fn runtime_name(runtime: &serde_norway::Value) -> Option<&str> {
-    runtime.as_str().or_else(|| runtime.get("name").and_then(serde_norway::Value::as_str))
 }
 
 /// `outputs["name"]`, `outputs['name']` or `outputs.name` (then anything deeper) -> `name`.

@@ -56,16 +56,24 @@ impl LocalCluster {
     }
 
     /// `kubectl` as the cluster's admin, whatever the runner installed.
-    pub fn kubectl(&self, args: &[&str]) -> Output {
-        Command::new("kubectl").arg("--kubeconfig").arg(&self.admin_kubeconfig).args(args).output().unwrap()
-    }
-
     #[track_caller]
     pub fn kubectl_ok(&self, args: &[&str]) -> String {
-        let output = self.kubectl(args);
-        assert!(output.status.success(), "kubectl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-        String::from_utf8_lossy(&output.stdout).into_owned()
+        kubectl_ok(&self.admin_kubeconfig, args)
     }
+
+    /// The names of every object of `kind` (cluster-wide kinds, or the default namespace).
+    pub fn names(&self, kind: &str) -> Vec<String> {
+        let text = self.kubectl_ok(&["get", kind, "-o", "jsonpath={.items[*].metadata.name}"]);
+        text.split_whitespace().map(str::to_string).collect()
+    }
+}
+
+/// `kubectl --kubeconfig FILE ARGS`, which must succeed; its stdout.
+#[track_caller]
+pub fn kubectl_ok(kubeconfig: &Path, args: &[&str]) -> String {
+    let output: Output = Command::new("kubectl").arg("--kubeconfig").arg(kubeconfig).args(args).output().unwrap();
+    assert!(output.status.success(), "kubectl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 impl Drop for LocalCluster {

@@ -6,7 +6,9 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::local_cluster::{install_kubernetes_plugin, LocalCluster};
+use base64::Engine;
+
+use crate::local_cluster::{install_kubernetes_plugin, kubectl_ok, LocalCluster};
 use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, Workspace};
 
 const API_KEY: &str = "real-cluster-demo-key-8d1f";
@@ -32,20 +34,13 @@ fn shipped_local() -> Workspace {
 
 /// `kubectl` through the kubeconfig the runner's hook installed (the environment's `KUBECONFIG`).
 fn installed_kubectl(workspace: &Workspace, args: &[&str]) -> String {
-    let output = std::process::Command::new("kubectl")
-        .arg("--kubeconfig")
-        .arg(workspace.path(".runner/kube/config"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "kubectl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    kubectl_ok(&workspace.path(".runner/kube/config"), args)
 }
 
 #[test]
 fn ext_local_deploys_into_the_real_control_plane_notices_drift_and_destroys_in_reverse() {
     let workspace = shipped_local();
-    let _cluster = LocalCluster::start(&workspace);
+    let cluster = LocalCluster::start(&workspace);
     let up = workspace.run(&["up", "--provider", "local", "--stack", "dev", "--non-interactive"]);
     up.expect_code(0);
     assert!(up.stderr().contains("ready: kubernetes CRD certificates.certs.runner.dev passed"), "{}", up.stderr());
@@ -90,7 +85,7 @@ fn ext_local_deploys_into_the_real_control_plane_notices_drift_and_destroys_in_r
         &workspace,
         &["get", "secret", "demo-credentials", "-n", "demo", "-o", "jsonpath={.data.api-key}"],
     );
-    assert_eq!(stored, base64(API_KEY));
+    assert_eq!(stored, base64::engine::general_purpose::STANDARD.encode(API_KEY));
     assert!(!up.stdout().contains(API_KEY) && !up.stderr().contains(API_KEY));
     for log in workspace.listing().into_iter().filter(|file| file.starts_with(".runner/logs/")) {
         let text = std::fs::read_to_string(workspace.path(&log)).unwrap_or_default();
@@ -127,40 +122,13 @@ fn ext_local_deploys_into_the_real_control_plane_notices_drift_and_destroys_in_r
     );
     assert_eq!(hostname, "demo.local-dev.test");
 
-    // Destroy, kubernetes phase first: nothing of ours is left in the cluster.
+    // Destroy, kubernetes phase first: nothing of ours is left in the cluster, read as its admin
+    // (the hook's kubeconfig entries are gone after `destroy`).
     workspace.run(&["destroy", "--provider", "local", "--stack", "dev", "--yes"]).expect_code(0);
-    let cluster = LocalClusterView(&_cluster);
     let namespaces = cluster.names("namespaces");
     assert!(!namespaces.iter().any(|name| name == "demo" || name == "cert-manager"), "{namespaces:?}");
     assert!(cluster.names("crd").is_empty());
     assert!(!cluster.names("clusterroles").iter().any(|name| name.contains("runner-local")));
-}
-
-/// Reads the cluster as its admin: the hook's kubeconfig entries are gone after `destroy`.
-struct LocalClusterView<'a>(&'a LocalCluster);
-
-impl LocalClusterView<'_> {
-    fn names(&self, kind: &str) -> Vec<String> {
-        let text = self.0.kubectl_ok(&["get", kind, "-o", "jsonpath={.items[*].metadata.name}"]);
-        text.split_whitespace().map(str::to_string).collect()
-    }
-}
-
-fn base64(text: &str) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in text.as_bytes().chunks(3) {
-        let bytes = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
-        let n = (u32::from(bytes[0]) << 16) | (u32::from(bytes[1]) << 8) | u32::from(bytes[2]);
-        for index in 0..4 {
-            if index <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * index) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 /// The shipped network and cluster projects, a webhook whose Service has no pod behind it (no

@@ -2,7 +2,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::provider::Provider;
-use crate::pulumi::ChildEnvironment;
+use crate::pulumi::{ChildEnvironment, YamlProgram};
 
 /// One resource plugin a provider's programs need: installed, or how to install it.
 pub struct PluginFinding {
@@ -40,25 +40,11 @@ pub fn plugin_findings(provider: &Provider, environment: &ChildEnvironment, root
 
 /// The packages of the resource types a YAML program declares (`Pulumi.yaml`, `Main.yaml`).
 fn yaml_packages(folder: &Path) -> BTreeSet<String> {
-    let mut packages = BTreeSet::new();
-    for name in ["Pulumi.yaml", "Pulumi.yml", "Main.yaml"] {
-        let Ok(text) = std::fs::read_to_string(folder.join(name)) else { continue };
-        let Ok(document) = serde_norway::from_str::<serde_norway::Value>(&text) else { continue };
-        if name.starts_with("Pulumi") && document.get("runtime").and_then(runtime_name) != Some("yaml") {
-            return BTreeSet::new();
-        }
-        let Some(resources) = document.get("resources").and_then(serde_norway::Value::as_mapping) else { continue };
-        for resource in resources.values() {
-            if let Some(package) = resource.get("type").and_then(serde_norway::Value::as_str).and_then(package_of) {
-                packages.insert(package);
-            }
-        }
-    }
-    packages
-}
-
-fn runtime_name(runtime: &serde_norway::Value) -> Option<&str> {
-    runtime.as_str().or_else(|| runtime.get("name")?.as_str())
+    let Some(program) = YamlProgram::load(folder) else { return BTreeSet::new() };
+    program
+        .resources()
+        .filter_map(|(_, resource)| resource.get("type").and_then(serde_norway::Value::as_str).and_then(package_of))
+        .collect()
 }
 
 /// `kubernetes` of `kubernetes:core/v1:Namespace` and of `pulumi:providers:kubernetes`; none for
