@@ -48,10 +48,7 @@ impl HistoryRow {
     fn of(run: &RunRecord) -> Self {
         let started = humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs_f64(run.started.max(0.0)));
         // A runner killed with `kill -9` cannot mark its run: a dead holder on this host says it.
-        let abandoned = run.state == RunState::Running
-            && run.host == crate::history::host_name()
-            && !crate::cancel::process_alive(run.pid);
-        let state = if abandoned { RunState::Interrupted } else { run.state };
+        let state = if run.abandoned() { RunState::Interrupted } else { run.state };
         let failed = run.projects.iter().filter(|p| p.result == ProjectState::Failed).count();
         let not_deployed = run.projects.iter().filter(|p| p.result == ProjectState::NotDeployed).count();
         let unfinished = run.projects.iter().filter(|p| p.result.needs_resume()).count();

@@ -60,6 +60,7 @@ mod tests {
             operation: serde_json::from_value(serde_json::json!(operation)).unwrap(),
             state: RunState::Finished,
             pid: 1,
+            start_ticks: None,
             host: "h".into(),
             started,
             ended: None,

@@ -121,6 +121,7 @@ mod tests {
             operation,
             state: RunState::Finished,
             pid: 1,
+            start_ticks: None,
             host: "h".into(),
             started,
             ended: Some(started + 50.0),

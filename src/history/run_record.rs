@@ -159,6 +159,10 @@ pub struct RunRecord {
     pub operation: Operation,
     pub state: RunState,
     pub pid: u32,
+    /// The clock tick the runner started at: with the pid, its identity. Absent in records of
+    /// runners older than identities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_ticks: Option<u64>,
     pub host: String,
     pub started: f64,
     pub ended: Option<f64>,
@@ -186,6 +190,15 @@ impl RunRecord {
     /// were all its children waited for.
     pub fn ended_by_itself(&self) -> bool {
         self.state != RunState::Running && self.ended.is_some()
+    }
+
+    /// Still marked running, but its runner (this host's, by its identity) is gone: killed,
+    /// crashed, or the machine restarted. A later process with the runner's pid does not keep
+    /// the run alive.
+    pub fn abandoned(&self) -> bool {
+        self.state == RunState::Running
+            && self.host == super::stack_lock::host_name()
+            && !crate::cancel::recorded_process_runs(self.pid, self.start_ticks)
     }
 
     /// The operation `record` ran: its own (a prerequisite's `up`) or the run's.
@@ -232,5 +245,34 @@ mod tests {
             assert_eq!(serde_json::from_str::<ProjectState>(&json).unwrap(), state);
         }
         assert!(ProjectResult::Unchanged.is_done() && ProjectResult::Unchanged.lets_dependents_run());
+    }
+
+    /// A run still marked running is abandoned once its runner is gone from this host, judged by
+    /// the runner's identity: a live process that got its pid does not keep it running.
+    #[test]
+    fn a_running_run_is_abandoned_exactly_when_its_runner_is_gone() {
+        let me = crate::cancel::ProcessIdentity::current();
+        let run = |state, pid, start_ticks, host: &str| RunRecord {
+            run_id: "r".into(),
+            provider: "local".into(),
+            stack: "dev".into(),
+            operation: crate::plan::Operation::Up,
+            state,
+            pid,
+            start_ticks,
+            host: host.into(),
+            started: 0.0,
+            ended: None,
+            projects: Vec::new(),
+            recovered_locks: Vec::new(),
+            pulumi_processes: Vec::new(),
+        };
+        let here = super::super::stack_lock::host_name();
+        assert!(!run(RunState::Running, me.pid, Some(me.start_ticks), &here).abandoned(), "its runner runs");
+        assert!(!run(RunState::Running, me.pid, None, &here).abandoned(), "an old record, its pid alive");
+        assert!(run(RunState::Running, me.pid, Some(me.start_ticks + 1), &here).abandoned(), "the pid came back");
+        assert!(run(RunState::Running, i32::MAX as u32 - 7, None, &here).abandoned(), "its pid is gone");
+        assert!(!run(RunState::Running, i32::MAX as u32 - 7, None, "another-host").abandoned(), "not ours to judge");
+        assert!(!run(RunState::Finished, i32::MAX as u32 - 7, None, &here).abandoned(), "it ended");
     }
 }

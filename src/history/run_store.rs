@@ -89,10 +89,9 @@ impl RunStore {
     /// Runs still marked running whose runner is gone (killed, crashed, machine restarted).
     /// They are marked interrupted, and returned so the user is told.
     pub fn settle_abandoned(&self, provider: &str, stack: &str) -> Vec<RunRecord> {
-        let host = super::stack_lock::host_name();
         let mut abandoned = Vec::new();
         for mut run in self.runs_of(provider, stack) {
-            if run.state == RunState::Running && run.host == host && !crate::cancel::process_alive(run.pid) {
+            if run.abandoned() {
                 run.state = RunState::Interrupted;
                 for project in run.projects.iter_mut().filter(|p| p.result == ProjectState::Running) {
                     project.result = ProjectState::Cancelled;

@@ -4,18 +4,28 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+use crate::cancel::{recorded_process_runs, ProcessIdentity};
 use crate::error::{Result, UserError};
 
 /// Who holds a stack: enough for a person to find the other runner.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LockHolder {
     pub pid: u32,
+    /// The clock tick the runner started at: with the pid, its identity. Absent in locks of
+    /// runners older than identities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_ticks: Option<u64>,
     pub host: String,
     pub started: u64,
     pub command: String,
 }
 
 impl LockHolder {
+    /// Whether the runner that wrote the lock runs: a process that got its pid since does not count.
+    pub fn runs(&self) -> bool {
+        recorded_process_runs(self.pid, self.start_ticks)
+    }
+
     pub fn describe(&self) -> String {
         let started = humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(self.started));
         format!("pid {} on `{}` since {started} (`{}`)", self.pid, self.host, self.command)
@@ -38,8 +48,10 @@ impl StackLock {
         let dir = state_dir.join("locks");
         std::fs::create_dir_all(&dir).map_err(|err| UserError::Unwritable { path: dir.clone(), source: err })?;
         let path = dir.join(format!("{stack}.lock"));
+        let identity = ProcessIdentity::current();
         let me = LockHolder {
-            pid: std::process::id(),
+            pid: identity.pid,
+            start_ticks: Some(identity.start_ticks),
             host: host_name(),
             started: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or_default(),
             command: command.to_string(),
@@ -64,7 +76,7 @@ impl StackLock {
                     let holder =
                         std::fs::read(&path).ok().and_then(|bytes| serde_json::from_slice::<LockHolder>(&bytes).ok());
                     match holder {
-                        Some(holder) if holder.host == me.host && !process_alive(holder.pid) => {
+                        Some(holder) if holder.host == me.host && !holder.runs() => {
                             // Two runners may both see the stale lock: only one removes it, and
                             // only while it is still that stale lock, never the other's new one.
                             if remove_if_still(&dir, &path, &holder) {
@@ -177,7 +189,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let locks = dir.path().join("locks");
         std::fs::create_dir_all(&locks).unwrap();
-        let stale = LockHolder { pid: 999_999_999, host: host_name(), started: 1, command: "runner up".into() };
+        let stale = LockHolder {
+            pid: 999_999_999,
+            start_ticks: Some(5),
+            host: host_name(),
+            started: 1,
+            command: "runner up".into(),
+        };
         for _ in 0..20 {
             std::fs::write(locks.join("dev.lock"), serde_json::to_vec(&stale).unwrap()).unwrap();
             let state_dir = dir.path().to_path_buf();
@@ -205,10 +223,42 @@ mod tests {
     fn a_lock_of_a_dead_process_is_stale() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("locks")).unwrap();
-        let dead = LockHolder { pid: i32::MAX as u32 - 7, host: host_name(), started: 0, command: "runner up".into() };
+        let dead = LockHolder {
+            pid: i32::MAX as u32 - 7,
+            start_ticks: None,
+            host: host_name(),
+            started: 0,
+            command: "runner up".into(),
+        };
         std::fs::write(dir.path().join("locks/dev.lock"), serde_json::to_vec(&dead).unwrap()).unwrap();
         let lock = StackLock::acquire(dir.path(), "dev", "runner up", false).unwrap();
         assert_eq!(lock.replaced_stale, Some(dead));
+    }
+
+    #[test]
+    fn a_lock_whose_pid_came_back_is_stale_and_a_live_holder_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("locks")).unwrap();
+        let me = ProcessIdentity::current();
+        let holder = |start_ticks| LockHolder {
+            pid: me.pid,
+            start_ticks,
+            host: host_name(),
+            started: 0,
+            command: "runner up".into(),
+        };
+        // This process runs, but a runner started at another tick wrote the lock: it is gone.
+        let gone = holder(Some(me.start_ticks + 1));
+        std::fs::write(dir.path().join("locks/dev.lock"), serde_json::to_vec(&gone).unwrap()).unwrap();
+        let lock = StackLock::acquire(dir.path(), "dev", "runner up", false).unwrap();
+        assert_eq!(lock.replaced_stale, Some(gone));
+        drop(lock);
+        // The same pid and tick, or a lock of the older form without a tick: held.
+        for live in [holder(Some(me.start_ticks)), holder(None)] {
+            std::fs::write(dir.path().join("locks/dev.lock"), serde_json::to_vec(&live).unwrap()).unwrap();
+            let err = StackLock::acquire(dir.path(), "dev", "runner up", false).unwrap_err();
+            assert!(matches!(err, UserError::StackBusy { .. }), "{err}");
+        }
     }
 
     #[test]

@@ -6,17 +6,36 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::cancel::ProcessIdentity;
+
 /// The environment variable that marks a pulumi invocation and everything it starts.
 pub const MARKER_VARIABLE: &str = "RUNNER_PROCESS_MARK";
 
-/// A mark no other invocation on this machine carries: this runner's pid and a counter.
+/// A mark no other invocation on this machine carries, ever: this runner's identity (its pid and
+/// start tick, so a later runner that gets the same pid marks differently) and a counter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProcessMark(String);
 
 impl ProcessMark {
     pub fn unique() -> Self {
         static NEXT: AtomicU64 = AtomicU64::new(1);
-        Self(format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)))
+        Self(format!("{}-{}", ProcessIdentity::current().token(), NEXT.fetch_add(1, Ordering::Relaxed)))
+    }
+
+    /// The runner that made `mark` (a value of [`MARKER_VARIABLE`]); `None` for a mark of a
+    /// runner older than identities, whose runner is then never judged gone.
+    pub fn runner_of(mark: &str) -> Option<ProcessIdentity> {
+        ProcessIdentity::parse(mark.rsplit_once('-')?.0)
+    }
+
+    /// What every mark of the runner `pid` (started at `start_ticks`, when known) begins with.
+    /// Without the tick (a lock of a runner older than identities) only marks of that older
+    /// form match, never those of a runner that got the same pid later.
+    pub fn prefix_of_runner(pid: u32, start_ticks: Option<u64>) -> String {
+        match start_ticks {
+            Some(start_ticks) => format!("{}-", ProcessIdentity { pid, start_ticks }.token()),
+            None => format!("{pid}-"),
+        }
     }
 
     pub fn value(&self) -> &str {

@@ -1,11 +1,12 @@
 //! A runner killed with `kill -9` cannot stop its `pulumi` children: they live on as orphans,
 //! and one may still take a stack's lock after the next run has read the locks. The next run
-//! finds them by the mark the dead runner put in their environment (`<runner pid>-<n>`) and
-//! stops them before it reads any lock.
+//! finds them by the mark the dead runner put in their environment (`<runner pid>.<start
+//! tick>-<n>`) and stops them before it reads any lock. The start tick keeps the children of a
+//! later runner that got the dead one's pid out of reach: pids come back within minutes.
 
 use std::time::{Duration, Instant};
 
-use super::MARKER_VARIABLE;
+use super::{ProcessMark, MARKER_VARIABLE};
 
 /// How long each step of stopping a dead runner's children may take.
 #[derive(Debug, Clone, Copy)]
@@ -21,23 +22,24 @@ struct Graces {
 const GRACES: Graces =
     Graces { settle: Duration::from_secs(30), interrupt: Duration::from_secs(30), kill: Duration::from_secs(5) };
 
-/// Stops every process carrying a mark of runner `runner_pid`. How many there were.
+/// Stops every process carrying a mark of the runner `runner_pid` that started at `start_ticks`
+/// (`None`: a runner older than identities, whose marks had no tick). How many there were.
 ///
 /// Each `pulumi` the runner started got SIGINT when the runner died (its parent-death signal)
 /// and is cancelling: a second SIGINT makes `pulumi` exit at once, in the middle of writing its
 /// checkpoint ("failed to load checkpoint: EOF" for the next run). So the `pulumi` processes are
 /// first waited for; one still there gets a single SIGINT (it never had its signal); only what is
 /// left once no `pulumi` runs (plugins, language hosts, a `pulumi` that would not stop) is killed.
-pub fn stop_orphaned_children(runner_pid: u32) -> usize {
-    stop_with(runner_pid, GRACES)
+pub fn stop_orphaned_children(runner_pid: u32, start_ticks: Option<u64>) -> usize {
+    stop_with(&ProcessMark::prefix_of_runner(runner_pid, start_ticks), GRACES)
 }
 
-fn stop_with(runner_pid: u32, graces: Graces) -> usize {
-    let found = marked_by(runner_pid);
+fn stop_with(runner: &str, graces: Graces) -> usize {
+    let found = marked_by(runner);
     if found.is_empty() {
         return 0;
     }
-    let pulumis = || marked_by(runner_pid).into_iter().filter(|pid| is_pulumi(*pid)).collect::<Vec<_>>();
+    let pulumis = || marked_by(runner).into_iter().filter(|pid| is_pulumi(*pid)).collect::<Vec<_>>();
     wait_until(|| pulumis().is_empty(), graces.settle);
     let interrupted = pulumis();
     for &pid in &interrupted {
@@ -46,10 +48,10 @@ fn stop_with(runner_pid: u32, graces: Graces) -> usize {
     if !interrupted.is_empty() {
         wait_until(|| pulumis().is_empty(), graces.interrupt);
     }
-    for pid in marked_by(runner_pid) {
+    for pid in marked_by(runner) {
         crate::cancel::signal_process(pid, libc::SIGKILL);
     }
-    wait_until(|| marked_by(runner_pid).is_empty(), graces.kill);
+    wait_until(|| marked_by(runner).is_empty(), graces.kill);
     found.len()
 }
 
@@ -65,9 +67,9 @@ fn is_pulumi(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|name| name.trim_end() == "pulumi")
 }
 
-/// Living (not zombie) processes whose environment holds `RUNNER_PROCESS_MARK=<runner_pid>-…`.
-fn marked_by(runner_pid: u32) -> Vec<i32> {
-    let prefix = format!("{MARKER_VARIABLE}={runner_pid}-");
+/// Living (not zombie) processes whose environment holds `RUNNER_PROCESS_MARK=<runner>…`.
+fn marked_by(runner: &str) -> Vec<i32> {
+    let prefix = format!("{MARKER_VARIABLE}={runner}");
     let own = std::process::id() as i32;
     let Ok(processes) = std::fs::read_dir("/proc") else { return Vec::new() };
     processes
@@ -92,12 +94,14 @@ mod tests {
     fn the_children_of_a_dead_runner_are_stopped_and_no_others() {
         let spawn =
             |mark: &str| std::process::Command::new("sleep").arg("30").env(MARKER_VARIABLE, mark).spawn().unwrap();
-        // A pid no runner has: the "dead runner".
-        let mut orphans = [spawn("999999991-1"), spawn("999999991-2")];
-        let mut other = spawn("999999992-1");
+        // A pid no runner has, started at tick 5: the "dead runner".
+        let mut orphans = [spawn("999999991.5-1"), spawn("999999991.5-2")];
+        // Left alone: a later runner that got the same pid, another runner, a mark of the older form.
+        let mut others =
+            [spawn("999999991.9-1"), spawn("999999992.5-1"), spawn("999999991-1"), spawn("999999991.55-1")];
         // Until `exec`, a child's /proc environment is still the test's.
         let deadline = Instant::now() + Duration::from_secs(20);
-        while marked_by(999_999_991).len() < 2 || marked_by(999_999_992).is_empty() {
+        while marked_by("999999991").len() < 5 || marked_by("999999992").is_empty() {
             assert!(Instant::now() < deadline, "the children never started");
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -106,11 +110,23 @@ mod tests {
                 orphan.wait().unwrap();
             }
         });
-        assert_eq!(stop_orphaned_children(999_999_991), 2);
+        assert_eq!(stop_orphaned_children(999_999_991, Some(5)), 2);
         reaper.join().unwrap();
-        assert!(crate::cancel::process_alive(other.id()), "another runner's child is left alone");
-        other.kill().unwrap();
-        other.wait().unwrap();
+        for other in &others {
+            assert!(crate::cancel::process_alive(other.id()), "another runner's child is left alone");
+        }
+        // A lock of a runner older than identities reaches the marks of its own older form only.
+        let reaper = std::thread::spawn(move || {
+            others[2].wait().unwrap();
+            others
+        });
+        assert_eq!(stop_orphaned_children(999_999_991, None), 1);
+        let others = reaper.join().unwrap();
+        for (index, mut other) in others.into_iter().enumerate().filter(|(index, _)| *index != 2) {
+            assert!(crate::cancel::process_alive(other.id()), "{index}: a child of an identified runner is left alone");
+            other.kill().unwrap();
+            other.wait().unwrap();
+        }
     }
 
     /// A stand-in for `pulumi`'s signal handling: the first SIGINT starts a cancellation that
@@ -129,9 +145,9 @@ mod tests {
         std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
         let saved = dir.path().join("checkpoint");
         let mut pulumi =
-            std::process::Command::new(&script).arg(&saved).env(MARKER_VARIABLE, "999999993-1").spawn().unwrap();
+            std::process::Command::new(&script).arg(&saved).env(MARKER_VARIABLE, "999999993.5-1").spawn().unwrap();
         let deadline = Instant::now() + Duration::from_secs(20);
-        while !marked_by(999_999_993).iter().any(|pid| is_pulumi(*pid)) {
+        while !marked_by("999999993.5-").iter().any(|pid| is_pulumi(*pid)) {
             assert!(Instant::now() < deadline, "the stand-in never started");
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -141,7 +157,7 @@ mod tests {
         let reaper = std::thread::spawn(move || pulumi.wait().unwrap());
         let graces =
             Graces { settle: Duration::from_secs(20), interrupt: Duration::from_secs(5), kill: Duration::from_secs(5) };
-        assert_eq!(stop_with(999_999_993, graces), 1);
+        assert_eq!(stop_with("999999993.5-", graces), 1);
         reaper.join().unwrap();
         assert_eq!(
             std::fs::read_to_string(&saved).ok().as_deref(),

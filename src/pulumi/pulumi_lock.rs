@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use super::{Backend, ChildEnvironment, MARKER_VARIABLE};
+use super::{Backend, ChildEnvironment, ProcessMark, MARKER_VARIABLE};
 use crate::backend::{open_object_store, shown_url};
 use crate::cancel::process_alive;
-use crate::cancel::{pid_may_live_elsewhere, process_start_time};
+use crate::cancel::{pid_may_live_elsewhere, process_start_time, ProcessIdentity};
 use crate::history::host_name;
 
 /// A lock object (`.pulumi/locks/<org>/<project>/<stack>/<id>.json`) as the real CLI writes it:
@@ -113,7 +113,7 @@ impl PulumiLock {
                     .to_string()
             })
             .unwrap_or_default();
-        if runner_of(self.pid).is_some_and(|runner| !process_alive(runner)) {
+        if runner_of(self.pid).is_some_and(|runner| !runner.is_running()) {
             HolderState::Orphan { command }
         } else {
             HolderState::Live { command }
@@ -185,13 +185,13 @@ fn holder_verdict(facts: &HolderFacts) -> Verdict {
     }
 }
 
-/// The pid of the runner that started `pid`, from the mark it put in the environment.
-fn runner_of(pid: u32) -> Option<u32> {
+/// The runner that started `pid`, from the mark it put in the environment.
+fn runner_of(pid: u32) -> Option<ProcessIdentity> {
     let environment = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
     let prefix = format!("{MARKER_VARIABLE}=");
     environment.split(|byte| *byte == 0).find_map(|variable| {
         let mark = std::str::from_utf8(variable).ok()?.strip_prefix(&prefix)?;
-        mark.split('-').next()?.parse().ok()
+        ProcessMark::runner_of(mark)
     })
 }
 

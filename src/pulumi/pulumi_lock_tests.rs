@@ -123,10 +123,18 @@ fn removing_takes_the_attributes_file_too() {
 
 #[test]
 fn a_pulumi_whose_runner_is_gone_is_an_orphan() {
-    let mut orphan = std::process::Command::new("sleep").arg("30").env(MARKER_VARIABLE, "999999999-1").spawn().unwrap();
-    let mut owned = std::process::Command::new("sleep")
+    let me = crate::cancel::ProcessIdentity::current();
+    let mut orphan =
+        std::process::Command::new("sleep").arg("30").env(MARKER_VARIABLE, "999999999.5-1").spawn().unwrap();
+    // Its runner's pid runs, but it is another process now: the pid came back.
+    let reused = std::process::Command::new("sleep")
         .arg("30")
-        .env(MARKER_VARIABLE, format!("{}-1", std::process::id()))
+        .env(MARKER_VARIABLE, format!("{}.{}-1", me.pid, me.start_ticks + 1))
+        .spawn()
+        .unwrap();
+    let owned = std::process::Command::new("sleep")
+        .arg("30")
+        .env(MARKER_VARIABLE, format!("{}-1", me.token()))
         .spawn()
         .unwrap();
     let held_by = |pid: u32| PulumiLock {
@@ -136,13 +144,22 @@ fn a_pulumi_whose_runner_is_gone_is_an_orphan() {
         hostname: host_name(),
         timestamp: String::new(),
     };
+    // Until `exec`, a child's /proc environment is still the test's.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while [&orphan, &reused, &owned].iter().any(|child| runner_of(child.id()).is_none()) {
+        assert!(std::time::Instant::now() < deadline, "the children never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
     assert!(matches!(held_by(orphan.id()).holder(), HolderState::Orphan { .. }));
+    assert!(matches!(held_by(reused.id()).holder(), HolderState::Orphan { .. }), "its runner's pid came back");
     assert!(matches!(held_by(owned.id()).holder(), HolderState::Live { .. }), "its runner still runs");
     // Not a group leader here: the pid itself gets the signal.
     assert!(held_by(orphan.id()).stop_orphan());
     orphan.wait().unwrap();
-    owned.kill().unwrap();
-    owned.wait().unwrap();
+    for mut child in [reused, owned] {
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
 }
 
 /// Without credentials the runner reads, no store's locks are read: unknown holders, never gone,

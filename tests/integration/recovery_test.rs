@@ -156,6 +156,41 @@ fn after_kill_9_the_next_run_reports_the_interrupted_run_and_resume_continues_it
     assert_eq!(runs[1]["state"], "finished");
 }
 
+/// Pids come back within minutes on a busy host. A lock left by a dead runner whose pid now
+/// belongs to a live runner (of another working copy) is stale: it is taken over, and the sweep
+/// of the dead runner's children leaves the live runner's `pulumi` alone.
+#[test]
+fn a_dead_runners_lock_whose_pid_came_back_is_taken_over_without_touching_the_new_holder_of_the_pid() {
+    let live = workspace(r#"{"projects": {"c": {"hang": true}}}"#);
+    let mut runner = live.spawn_quiet(&["up", "--provider", "demo", "--stack", "dev"]);
+    let pulumi_of_c = || {
+        invocations(&live)
+            .iter()
+            .find(|l| l["project"] == "c" && l["op"] == "up" && l["event"] == "start")
+            .and_then(|l| l["pid"].as_i64())
+    };
+    wait_for("c to start", || pulumi_of_c().is_some());
+    let c = pulumi_of_c().unwrap() as i32;
+    let holder: Value = serde_json::from_slice(&std::fs::read(live.path(".runner/locks/dev.lock")).unwrap()).unwrap();
+    assert_eq!(holder["pid"], runner.id(), "{holder}");
+    let start_ticks = holder["start_ticks"].as_u64().expect("the lock names its runner's start tick");
+
+    // The dead runner had the live one's pid, and started at another tick.
+    let copy = workspace("{}");
+    let mut dead = holder.clone();
+    dead["start_ticks"] = (start_ticks - 1).into();
+    dead["command"] = "runner up --provider demo --stack dev".into();
+    copy.file(".runner/locks/dev.lock", serde_json::to_vec(&dead).unwrap());
+    copy.run(&["up", "--provider", "demo", "--stack", "dev"])
+        .expect_code(0)
+        .expect_stderr_contains(&format!("took over the lock of a runner that is gone (pid {}", runner.id()))
+        .expect_stderr_lacks("left running by that runner");
+    assert!(unsafe { kill(c, 0) } == 0, "the live runner's `pulumi` was stopped");
+    assert_eq!(runner.try_wait().unwrap(), None, "the live runner ended");
+    unsafe { kill(runner.id() as i32, 2) };
+    assert_eq!(runner.wait().unwrap().code(), Some(130));
+}
+
 /// `status` and `history` read the record of a run where `c` failed: stated whole, the run's
 /// id, times and durations redacted.
 #[test]

@@ -13,4 +13,5 @@ pub(crate) mod run_command;
 pub(crate) mod run_context;
 pub(crate) mod run_secret_mask;
 pub(crate) mod signals;
+pub(crate) mod stack_takeover;
 pub(crate) mod unchanged_skip;

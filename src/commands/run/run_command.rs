@@ -8,6 +8,7 @@ use crate::cli::{RunSettings, Settings};
 use crate::commands::run::outcome::{finish_run, report_stack_locks};
 use crate::commands::run::run_secret_mask::{run_secret_mask, StoredConfigSecrets};
 use crate::commands::run::signals::RunSignals;
+use crate::commands::run::stack_takeover::take_stack;
 use crate::commands::shared::passphrase_check::check_passphrase;
 use crate::commands::{preflight_and_gather, LoadedProvider, StackCheck};
 use crate::config::{add_stack_config_values, StackConfigEdit};
@@ -17,7 +18,7 @@ use crate::execute::{
 };
 use crate::exit_status::ExitStatus;
 use crate::graph::NodeIndex;
-use crate::history::{HistoryRecorder, ResumeBasis, RunStore, StackLock};
+use crate::history::{HistoryRecorder, ResumeBasis, RunStore};
 use crate::plan::{closure, ExecutionPlan, Operation};
 use crate::provider::ProjectPath;
 use crate::pulumi::{Backend, ChildEnvironment, PulumiCli, PulumiCliContext};
@@ -83,7 +84,7 @@ pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
         return Ok(ExitStatus::Success);
     }
     let keep = history_keep(&environment)?;
-    let lock = lock_stack(settings, run, &loaded, &store)?;
+    let lock = take_stack(settings, run, &loaded, &store, &command_line(run, &loaded))?;
     let recovered_locks = crate::commands::run::lock_recovery::recover_pulumi_locks(
         &loaded,
         &run.stack.stack,
@@ -169,34 +170,6 @@ fn history_keep(environment: &ChildEnvironment) -> Result<usize> {
             UserError::Usage(format!("`RUNNER_HISTORY_KEEP` must be a whole number of runs, at least 1, not `{text}`"))
         }),
     }
-}
-
-/// Takes the stack's lock, and settles what runners that died while holding it left behind.
-fn lock_stack(settings: &Settings, run: &RunSettings, loaded: &LoadedProvider, store: &RunStore) -> Result<StackLock> {
-    let lock = StackLock::acquire(&settings.root.state_dir(), &run.stack.stack, &command_line(run, loaded), run.wait)?;
-    if let Some(stale) = &lock.replaced_stale {
-        crate::text::stderr_line!("warning: took over the lock of a runner that is gone ({})", stale.describe());
-        // Its `pulumi`s may live on and take a stack's lock after this run read the locks.
-        let stopped = crate::pulumi::stop_orphaned_children(stale.pid);
-        if stopped > 0 {
-            crate::text::stderr_line!(
-                "stopped {} left running by that runner",
-                crate::text::counted_as(stopped, "process", "processes")
-            );
-        }
-    }
-    for abandoned in store.settle_abandoned(&loaded.provider.name, &run.stack.stack) {
-        crate::text::stderr_line!(
-            "warning: run `{}` ({} on stack `{}`) was interrupted before it finished; `runner {} --provider {} --stack {} --resume` continues it",
-            abandoned.run_id,
-            abandoned.operation,
-            abandoned.stack,
-            abandoned.operation,
-            loaded.provider.name,
-            abandoned.stack
-        );
-    }
-    Ok(lock)
 }
 
 /// Runs the plan on an async runtime, every project through its lifecycle over `pulumi`, with
@@ -351,7 +324,11 @@ fn select_projects(
     } else {
         closure(graph, unfinished, |node| graph.dependents(node))
     };
-    crate::text::stderr_line!("resuming {resumed}: {} of {} projects left to run", selected.len(), graph.len());
+    crate::text::stderr_line!(
+        "resuming {resumed}: {} of {} left to run",
+        selected.len(),
+        crate::text::counted(graph.len(), "project")
+    );
     Ok((selected, seeds))
 }
 
