@@ -38,7 +38,10 @@ impl StackConfig {
         if let Some(offset) = flow_nesting_too_deep(&text) {
             return Err(invalid(
                 Some(super::LineIndex::new(&text).line(offset)),
-                format!("not valid YAML: `[` and `{{` nested deeper than {MAX_FLOW_DEPTH} levels"),
+                format!(
+                    "not valid YAML: `[` and `{{` nested deeper than {}",
+                    crate::text::counted(MAX_FLOW_DEPTH, "level")
+                ),
             ));
         }
         let document: Value = if text.trim().is_empty() {

@@ -44,7 +44,10 @@ pub fn check_operator_rules(documents: &[Value]) -> Vec<String> {
             continue;
         }
         if name.len() > MAX_STACK_NAME_LEN {
-            problem(format!("name has {} characters, the operator allows at most {MAX_STACK_NAME_LEN}", name.len()));
+            problem(format!(
+                "name has {}, the operator allows at most {MAX_STACK_NAME_LEN}",
+                crate::text::counted(name.len(), "character")
+            ));
         }
         if !is_dns_label(&name) {
             problem("name is not a DNS label (lowercase letters, digits, `-`)".into());
@@ -62,8 +65,8 @@ pub fn check_operator_rules(documents: &[Value]) -> Vec<String> {
     if namespaces.len() > 1 {
         let list: Vec<String> = namespaces.iter().map(|namespace| format!("`{namespace}`")).collect();
         problems.push(format!(
-            "the stream uses {} namespaces ({}): prerequisites are only found in a Stack's own namespace",
-            namespaces.len(),
+            "the stream uses {} ({}): prerequisites are only found in a Stack's own namespace",
+            crate::text::counted(namespaces.len(), "namespace"),
             list.join(", ")
         ));
     }

@@ -187,8 +187,9 @@ pub(super) fn unmapped(project: &Project) -> Vec<String> {
     }
     if let Some(retry) = &project.retry {
         lines.push(format!(
-            "{}: retry policy ({} attempts): the operator retries every failed update with its own backoff",
-            project.path, retry.attempts
+            "{}: retry policy ({}): the operator retries every failed update with its own backoff",
+            project.path,
+            crate::text::counted(retry.attempts as usize, "attempt")
         ));
     }
     if project.only_as_prerequisite {

@@ -11,7 +11,7 @@ const PREFIX: &str = "# end of runner export: ";
 pub enum StreamCut {
     #[error("the stream does not end with `{expected}`: it was cut short, or not written by `runner export pko`")]
     NoEndLine { expected: String },
-    #[error("the stream holds {documents} documents but its end line counts {counted}: part of it is missing")]
+    #[error("the stream holds {} but its end line counts {counted}: part of it is missing", crate::text::counted(*.documents, "document"))]
     Missing { documents: usize, counted: usize },
     #[error("the end line `{0}` does not count the documents")]
     Uncounted(String),
@@ -19,7 +19,7 @@ pub enum StreamCut {
 
 impl StreamEnd {
     pub fn line(documents: usize) -> String {
-        format!("{PREFIX}{documents} documents\n")
+        format!("{PREFIX}{}\n", crate::text::counted(documents, "document"))
     }
 
     /// `Err` with the reason when `text` is not whole: no end line, or another document count.
@@ -28,7 +28,12 @@ impl StreamEnd {
         let Some(counted) = last.strip_prefix(PREFIX) else {
             return Err(StreamCut::NoEndLine { expected: Self::line(documents).trim_end().to_string() });
         };
-        let counted = counted.strip_suffix(" documents").and_then(|count| count.parse::<usize>().ok());
+        // The noun agrees with the count, so a line cut inside `documents` is no end line; the
+        // older form `1 documents` still reads.
+        let counted = counted.split_once(' ').and_then(|(count, noun)| {
+            let count = count.parse::<usize>().ok()?;
+            (noun == "documents" || (count == 1 && noun == "document")).then_some(count)
+        });
         match counted {
             Some(counted) if counted == documents => Ok(()),
             Some(counted) => Err(StreamCut::Missing { documents, counted }),
@@ -46,6 +51,10 @@ mod tests {
         let documents = ["---\na: 1\n", "---\nb: |\n  two\n  lines\n", "---\nc: 3\n"];
         let whole = format!("# header\n{}{}", documents.concat(), StreamEnd::line(3));
         assert!(StreamEnd::check(&whole, 3).is_ok());
+        // One document is counted in the singular; an end line of the older `1 documents` form still reads.
+        assert_eq!(StreamEnd::line(1), "# end of runner export: 1 document\n");
+        assert!(StreamEnd::check(&format!("---\na: 1\n{}", StreamEnd::line(1)), 1).is_ok());
+        assert!(StreamEnd::check("---\na: 1\n# end of runner export: 1 documents\n", 1).is_ok());
         for cut in 0..whole.len() - 1 {
             let text = &whole[..cut];
             // Stopping at the first error, as `export check` does.

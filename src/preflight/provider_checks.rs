@@ -72,13 +72,14 @@ pub fn provider_checks(provider: &Provider, environment: &ChildEnvironment) -> V
         detail: if missing.is_empty() {
             match provider.projects.len() {
                 1 => "the project has a program for its runtime".to_string(),
-                count => format!("each of the {count} projects has a program for its runtime"),
+                count => format!("each of the {} has a program for its runtime", crate::text::counted(count, "project")),
             }
         } else {
             format!(
-                "{} of {} projects have only a manifest, e.g. {} (point `projects_root` or `--projects-root` at the checkout holding the programs)",
+                "{} of {} {} only a manifest, e.g. {} (point `projects_root` or `--projects-root` at the checkout holding the programs)",
                 missing.len(),
-                provider.projects.len(),
+                crate::text::counted(provider.projects.len(), "project"),
+                if missing.len() == 1 { "has" } else { "have" },
                 missing[0]
             )
         },

@@ -45,7 +45,9 @@ fn short_reason(err: &regex::Error) -> String {
             .find(|line| !line.is_empty())
             .map(|line| line.strip_prefix("error: ").unwrap_or(line).to_string())
             .unwrap_or_else(|| text.clone()),
-        regex::Error::CompiledTooBig(limit) => format!("the compiled pattern is over the limit of {limit} bytes"),
+        regex::Error::CompiledTooBig(limit) => {
+            format!("the compiled pattern is over the limit of {}", crate::text::counted(*limit, "byte"))
+        }
         other => other.to_string().lines().next().unwrap_or_default().to_string(),
     }
 }

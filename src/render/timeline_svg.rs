@@ -131,12 +131,12 @@ pub fn timeline_svg(timeline: &RunTimeline) -> String {
         critical.iter().filter_map(|&i| Some(timeline.projects[i].end()? - timeline.projects[i].start()?)).sum();
     let _ = writeln!(
         out,
-        r##"<text x="10" y="40">started {} · ended {} · wall {} · work {} in {} attempts · parallelism {}</text>"##,
+        r##"<text x="10" y="40">started {} · ended {} · wall {} · work {} in {} · parallelism {}</text>"##,
         clock(start),
         clock(end),
         span(wall),
         span(work),
-        attempts,
+        crate::text::counted(attempts, "attempt"),
         if timeline.parallelism > 0 { timeline.parallelism.to_string() } else { "?".into() }
     );
     let chain: Vec<&str> = critical.iter().map(|&i| timeline.projects[i].project.as_str()).collect();

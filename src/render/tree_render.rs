@@ -202,7 +202,12 @@ fn expected_line(graph: &ProjectGraph, plan: &ExecutionPlan, critical: &Critical
         let _ = write!(line, " ({})", chain.join(" -> "));
     }
     if !critical.unknown.is_empty() {
-        let _ = write!(line, "; {} of {} projects unknown, counted as 0s", critical.unknown.len(), plan.len());
+        let _ = write!(
+            line,
+            "; {} of {} unknown, counted as 0s",
+            critical.unknown.len(),
+            crate::text::counted(plan.len(), "project")
+        );
     }
     line
 }

@@ -305,7 +305,7 @@ fn capitalized(text: &str) -> String {
 /// `drift found in 1 of 6 projects: infrastructure/network`: what a drift run and a merged drift
 /// pipeline say on stderr before exit code 3.
 pub fn drift_found(drifted: &[&str], total: usize) -> String {
-    format!("drift found in {} of {total} projects: {}", drifted.len(), drifted.join(", "))
+    format!("drift found in {} of {}: {}", drifted.len(), crate::text::counted(total, "project"), drifted.join(", "))
 }
 
 #[cfg(test)]

@@ -76,7 +76,11 @@ pub fn select_with_seeds(
             dependents.join(", ")
         );
     }
-    crate::text::stderr_line!("affected: {} of {} projects selected", selected.len(), loaded.graph.len());
+    crate::text::stderr_line!(
+        "affected: {} of {} selected",
+        selected.len(),
+        crate::text::counted(loaded.graph.len(), "project")
+    );
     let seeds = match &affected.everything {
         Some(_) => selected.clone(),
         // What changed, and what it needs that was asked for (`--with-dependencies`).

@@ -104,10 +104,10 @@ pub fn changes_fail_the_run(run: &RunSettings, report: Option<&ChangeReport>) ->
     }
     if run.expect_no_changes {
         crate::text::stderr_line!(
-            "error: `--expect-no-changes`, but {} of {} {} changes: {}",
+            "error: `--expect-no-changes`, but {} of {} {}: {}",
             changed.len(),
             crate::text::counted(report.projects.len(), "project"),
-            if changed.len() == 1 { "has" } else { "have" },
+            if changed.len() == 1 { "has changes" } else { "have changes" },
             changed.join(", ")
         );
         return true;
