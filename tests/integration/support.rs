@@ -28,8 +28,42 @@ pub struct Workspace {
     env: Vec<(String, String)>,
 }
 
+/// A CI log may show only the lines before a failing test's `FAILED` line, never the harness's
+/// `failures:` section at the end. So the end of each panic's message is also written to the real
+/// stderr (which the harness does not capture) the moment it happens; the usual report follows.
+pub fn report_failures_at_once() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let message = info
+                .payload()
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| info.payload().downcast_ref::<&str>().copied())
+                .unwrap_or("(no message)");
+            let lines: Vec<&str> = message.lines().collect();
+            let tail = &lines[lines.len().saturating_sub(60)..];
+            let thread = std::thread::current();
+            let mut text = format!(
+                "\n==== {} panicked at {}: the last {} of {} lines of its message\n",
+                thread.name().unwrap_or("a test thread"),
+                info.location().map_or_else(String::new, ToString::to_string),
+                tail.len(),
+                lines.len()
+            );
+            for line in tail {
+                text.push_str(&format!("| {}\n", line.chars().take(400).collect::<String>()));
+            }
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), text.as_bytes());
+            previous(info);
+        }));
+    });
+}
+
 impl Workspace {
     pub fn new() -> Self {
+        report_failures_at_once();
         let dir = tempfile::tempdir().expect("temp dir");
         for folder in ["providers", "projects", "config/pulumi"] {
             std::fs::create_dir_all(dir.path().join(folder)).unwrap();
