@@ -20,6 +20,10 @@ pub const LIVE_TEMPLATE: &str = "{spinner} {prefix} {status} {elapsed:>5}";
 const MIN_REASON: usize = 6;
 /// A project path never takes more than this share of the line, so its status stays readable.
 const MAX_PATH_SHARE: usize = 2;
+/// The live area is redrawn at most this often; an update in between is drawn at the next tick.
+const DRAWS_PER_SECOND: u8 = 8;
+/// Every live bar ticks at this interval, so its latest text is on screen within it.
+const TICK: Duration = Duration::from_millis(120);
 
 /// A running project's line, and what the project is doing, whole: the line fits the status to
 /// the terminal at every redraw, so a resized terminal gets refitted lines within a tick.
@@ -47,7 +51,7 @@ pub struct TerminalReporter {
 
 impl TerminalReporter {
     pub fn new(verbose: bool, color: bool) -> Self {
-        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(8));
+        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(DRAWS_PER_SECOND));
         Self {
             multi,
             live: HashMap::new(),
@@ -65,6 +69,17 @@ impl TerminalReporter {
     pub fn hidden(columns: usize) -> Self {
         let mut reporter = Self::new(false, false);
         reporter.multi.set_draw_target(ProgressDrawTarget::hidden());
+        reporter.fixed_columns = Some(columns);
+        reporter
+    }
+
+    #[cfg(test)]
+    /// A reporter drawing on an in-memory terminal, `columns` wide, at the rate a real one gets.
+    pub fn on_screen(screen: &indicatif::InMemoryTerm, columns: usize) -> Self {
+        let mut reporter = Self::new(false, false);
+        reporter
+            .multi
+            .set_draw_target(ProgressDrawTarget::term_like_with_hz(Box::new(screen.clone()), DRAWS_PER_SECOND));
         reporter.fixed_columns = Some(columns);
         reporter
     }
@@ -117,7 +132,6 @@ impl TerminalReporter {
         format!("{mark} {head}{tail}")
     }
 
-    #[cfg(test)]
     #[cfg(test)]
     pub fn path_width_for_tests(&self) -> usize {
         self.path_width
@@ -248,7 +262,7 @@ impl Reporter for TerminalReporter {
                     let line = LiveLine { bar: self.multi.add(ProgressBar::new_spinner()), status: Arc::default() };
                     line.bar.set_style(self.bar_style(Arc::clone(&line.status)));
                     line.bar.set_prefix(self.shown_path(project));
-                    line.bar.enable_steady_tick(Duration::from_millis(120));
+                    line.bar.enable_steady_tick(TICK);
                     self.live.insert(project.clone(), line);
                 }
                 let status = if *attempt > 1 { format!("attempt {attempt}") } else { "starting".into() };
@@ -286,6 +300,8 @@ impl Reporter for TerminalReporter {
                     bar.set_style(
                         ProgressStyle::with_template("  {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()),
                     );
+                    // Like the rows: an update that came between two draws is drawn at the next tick.
+                    bar.enable_steady_tick(TICK);
                     bar
                 });
                 bar.set_message(format!("about {} left ({ended} of {total} done)", format_duration(*remaining)));
@@ -302,3 +318,7 @@ impl Drop for TerminalReporter {
         self.clear_live_area();
     }
 }
+
+#[cfg(test)]
+#[path = "terminal_reporter_tests.rs"]
+mod tests;
