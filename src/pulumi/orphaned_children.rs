@@ -131,7 +131,7 @@ mod tests {
 
     /// A stand-in for `pulumi`'s signal handling: the first SIGINT starts a cancellation that
     /// saves the checkpoint a second later; a second SIGINT exits at once, saving nothing.
-    const CANCELLING_PULUMI: &str = "import signal, sys, time\ngot = [0]\ndef on_int(*_):\n    got[0] += 1\n    if got[0] > 1:\n        sys.exit(130)\nsignal.signal(signal.SIGINT, on_int)\nwhile got[0] == 0:\n    time.sleep(0.02)\ntime.sleep(1.0)\nopen(sys.argv[1], 'w').write('saved')\n";
+    const CANCELLING_PULUMI: &str = "import signal, sys, time\ngot = [0]\ndef on_int(*_):\n    got[0] += 1\n    if got[0] > 1:\n        sys.exit(130)\nsignal.signal(signal.SIGINT, on_int)\nopen(sys.argv[1] + '.ready', 'w').close()\nwhile got[0] == 0:\n    time.sleep(0.02)\ntime.sleep(1.0)\nopen(sys.argv[1], 'w').write('saved')\n";
 
     #[test]
     fn a_pulumi_cancelling_after_its_runner_died_is_left_to_save_its_checkpoint() {
@@ -151,7 +151,11 @@ mod tests {
             assert!(Instant::now() < deadline, "the stand-in never started");
             std::thread::sleep(Duration::from_millis(10));
         }
-        std::thread::sleep(Duration::from_millis(300));
+        // Its SIGINT handler is in place once it says so.
+        while !dir.path().join("checkpoint.ready").exists() {
+            assert!(Instant::now() < deadline, "the stand-in never got ready");
+            std::thread::sleep(Duration::from_millis(10));
+        }
         // The runner's death: the parent-death SIGINT.
         crate::cancel::signal_process(pulumi.id() as i32, libc::SIGINT);
         let reaper = std::thread::spawn(move || pulumi.wait().unwrap());

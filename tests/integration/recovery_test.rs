@@ -236,8 +236,8 @@ fn a_language_host_left_by_a_cancelled_pulumi_is_stopped() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    wait_for("a to start", || invocations(&workspace).iter().any(|l| l["project"] == "a" && l["op"] == "up"));
-    std::thread::sleep(Duration::from_millis(300));
+    // Its language host started: the cancel meets a pulumi that has one to leave behind.
+    workspace.wait_for_fake_mark(Some("a"), "up", "working");
     unsafe { kill(runner.id() as i32, 2) };
     let output = runner.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(130));

@@ -1,8 +1,6 @@
 //! What the real CLI cannot be made to do on demand: failures, crashes, hangs, slow projects,
 //! lock conflicts. The test double in `tests/support/fake-pulumi` stands in for `pulumi`.
 
-use std::time::{Duration, Instant};
-
 use serde_json::Value;
 
 use crate::support::{Workspace, BRANCHES};
@@ -229,15 +227,7 @@ fn ctrl_c_cancels_running_projects_and_exits_130() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !invocations(&workspace)
-        .iter()
-        .any(|line| line["project"] == "c" && line["event"] == "start" && line["op"] == "up")
-    {
-        assert!(Instant::now() < deadline, "c never started");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    std::thread::sleep(Duration::from_millis(300));
+    workspace.wait_for_fake_mark(Some("c"), "up", "working");
     unsafe { libc_kill(child.id() as i32, 2) };
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(130), "{}", String::from_utf8_lossy(&output.stderr));
@@ -308,14 +298,10 @@ fn a_second_ctrl_c_kills_and_names_the_stacks_left_locked() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !invocations(&workspace).iter().any(|line| line["project"] == "c" && line["op"] == "up") {
-        assert!(Instant::now() < deadline, "c never started");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    std::thread::sleep(Duration::from_millis(300));
+    // It ignores SIGINT from here on; the runner's first Ctrl-C reaches it, the second kills.
+    workspace.wait_for_fake_mark(Some("c"), "up", "working");
     unsafe { libc_kill(child.id() as i32, 2) };
-    std::thread::sleep(Duration::from_millis(500));
+    workspace.wait_for_fake_mark(Some("c"), "up", "sigint_ignored");
     unsafe { libc_kill(child.id() as i32, 2) };
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);

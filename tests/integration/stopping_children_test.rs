@@ -63,6 +63,42 @@ extern "C" {
     fn libc_kill(pid: i32, signal: i32) -> i32;
 }
 
+/// A child's stderr, read as it comes, so a test can wait for a line instead of pausing.
+struct StderrWatch(std::sync::Arc<std::sync::Mutex<String>>, std::thread::JoinHandle<()>);
+
+impl StderrWatch {
+    fn of(child: &mut std::process::Child) -> Self {
+        let mut stderr = child.stderr.take().expect("stderr is piped");
+        let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let shared = std::sync::Arc::clone(&text);
+        let reader = std::thread::spawn(move || {
+            let mut chunk = [0u8; 4096];
+            while let Ok(read) = std::io::Read::read(&mut stderr, &mut chunk) {
+                if read == 0 {
+                    break;
+                }
+                shared.lock().unwrap().push_str(&String::from_utf8_lossy(&chunk[..read]));
+            }
+        });
+        Self(text, reader)
+    }
+
+    fn wait_for(&self, wanted: &str) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !self.0.lock().unwrap().contains(wanted) {
+            assert!(Instant::now() < deadline, "stderr never said {wanted:?}:\n{}", self.0.lock().unwrap());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Everything, once the child has exited.
+    fn all(self) -> String {
+        let _ = self.1.join();
+        let text = self.0.lock().unwrap().clone();
+        text
+    }
+}
+
 const SIGINT: i32 = 2;
 const SIGKILL: i32 = 9;
 const SIGTERM: i32 = 15;
@@ -79,8 +115,10 @@ fn a_second_signal_kills_a_running_hook_or_gate_at_once() {
                 .spawn()
                 .unwrap();
             let pids = child_pids(&workspace);
+            let stderr = StderrWatch::of(&mut runner);
             kill(runner.id() as i32, SIGINT);
-            std::thread::sleep(Duration::from_millis(500));
+            // Two signals sent before the runner took the first would be one for the kernel.
+            stderr.wait_for("interrupted: cancelling");
             kill(runner.id() as i32, second);
             let signalled = Instant::now();
             let deadline = signalled + Duration::from_secs(20);
@@ -92,9 +130,9 @@ fn a_second_signal_kills_a_running_hook_or_gate_at_once() {
                 }
                 std::thread::sleep(Duration::from_millis(50));
             }
-            let output = runner.wait_with_output().unwrap();
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            assert_eq!(output.status.code(), Some(130), "{kind}, {second}: {stderr}");
+            let status = runner.wait().unwrap();
+            let stderr = stderr.all();
+            assert_eq!(status.code(), Some(130), "{kind}, {second}: {stderr}");
             assert!(stderr.contains("killing running projects"), "{kind}, {second}: {stderr}");
             let left: Vec<i32> = pids.iter().copied().filter(|pid| !gone(*pid)).collect();
             left.iter().for_each(|pid| kill(*pid, SIGKILL));
@@ -210,12 +248,7 @@ fn a_pulumi_query_inside_a_run_hears_its_ctrl_c() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !workspace.fake_invocations().iter().any(|call| call["op"] == "output" && call["event"] == "start") {
-        assert!(Instant::now() < deadline, "the outputs were never read");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    std::thread::sleep(Duration::from_millis(300));
+    workspace.wait_for_fake_mark(None, "output", "working");
     kill(runner.id() as i32, SIGINT);
     let deadline = Instant::now() + Duration::from_secs(20);
     while runner.try_wait().unwrap().is_none() {
@@ -244,12 +277,7 @@ fn children_of_a_runner_killed_by_9_are_interrupted() {
     let mut runner = workspace.spawn_quiet(&["up", "--provider", "demo", "--stack", "dev"]);
     let started =
         |op: &str| workspace.fake_invocations().into_iter().find(|call| call["op"] == op && call["event"] == "start");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while started("up").is_none() {
-        assert!(Instant::now() < deadline, "up never started");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    std::thread::sleep(Duration::from_millis(300));
+    workspace.wait_for_fake_mark(Some("a"), "up", "working");
     kill(runner.id() as i32, SIGKILL);
     runner.wait().unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);

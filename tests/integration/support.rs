@@ -372,9 +372,33 @@ impl Workspace {
     }
 
     /// Every invocation the test double recorded: a `start` and an `end` line each.
+    /// The fake `pulumi`'s `start` and `end` line of each invocation (its marks left out).
     pub fn fake_invocations(&self) -> Vec<serde_json::Value> {
+        let lines = self.fake_log().into_iter();
+        lines.filter(|line| line["event"] == "start" || line["event"] == "end").collect()
+    }
+
+    /// Every line the fake `pulumi` logged, its marks included.
+    fn fake_log(&self) -> Vec<serde_json::Value> {
         let text = std::fs::read_to_string(self.path("fake-state/invocations.jsonl")).unwrap_or_default();
         text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+    }
+
+    /// Waits (at most 60 s) until the fake `pulumi` marked `event` for `op` of `project` (any
+    /// project when `None`): `working` once it runs with its script in force, so a signal sent
+    /// now meets the behaviour the test scripted, with no pause guessed for a loaded machine.
+    pub fn wait_for_fake_mark(&self, project: Option<&str>, op: &str, event: &str) -> serde_json::Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let found = self.fake_log().into_iter().find(|line| {
+                line["event"] == event && line["op"] == op && project.is_none_or(|project| line["project"] == project)
+            });
+            if let Some(line) = found {
+                return line;
+            }
+            assert!(std::time::Instant::now() < deadline, "the fake `pulumi {op}` never marked `{event}`");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
     }
 }
 

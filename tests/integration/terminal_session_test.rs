@@ -104,7 +104,7 @@ fn ext_after_ctrl_c_the_screen_has_no_stale_progress_line() {
     let terminal = TmuxSession::start(&workspace, 120, 30, &script);
     // The project's live line: the header names no project.
     let running = terminal.screen_when(|shown| shown.contains("network"));
-    std::thread::sleep(Duration::from_millis(800));
+    workspace.wait_for_fake_mark(None, "up", "working");
     terminal.send_keys("C-c");
     let after = terminal.screen_when(|shown| shown.contains("exit="));
     terminal.close();
@@ -158,7 +158,7 @@ fn ext_a_closed_terminal_cancels_the_run_and_leaves_it_recorded() {
     };
     let calls = || workspace.fake_invocations();
     wait_until("network to start", &|| calls().iter().any(|call| call["event"] == "start" && call["op"] == "up"));
-    std::thread::sleep(Duration::from_millis(500));
+    workspace.wait_for_fake_mark(None, "up", "working");
     terminal.close();
 
     let record = || -> Option<serde_json::Value> {
