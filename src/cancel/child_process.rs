@@ -184,6 +184,7 @@ impl ChildProcess {
         self.command.stdin(stdin).stdout(stdout).stderr(Stdio::piped()).process_group(0).kill_on_drop(true);
         // SAFETY: `pre_exec` runs between fork and exec; the closure only makes `prctl`, which is
         // async-signal-safe and touches only the new process.
+        #[allow(unsafe_code)]
         unsafe {
             self.command.pre_exec(|| {
                 let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::INT));

@@ -44,7 +44,7 @@ async fn the_exit_status_decides_though_a_background_child_holds_the_output() {
             let script = format!("echo before >&2; sleep 300 {held} & echo $! > {}; exit {code}", pid_file.display());
             let output = sh(&script).timeout(Duration::from_secs(60)).output(&Cancellation::new()).await;
             // Left alone, as a shell leaves a background job; the test cleans up after itself.
-            unsafe { libc::kill(pid_in(&pid_file) as i32, libc::SIGKILL) };
+            crate::cancel::signal_process(pid_in(&pid_file) as i32, libc::SIGKILL);
             assert_eq!(output.end, ChildEnd::Exited(code), "{held}: {output:?}");
             assert_eq!(output.stderr_text(), "before\n", "{held}");
         }

@@ -5,33 +5,35 @@
 use std::io::{IsTerminal, Write};
 use std::sync::OnceLock;
 
+use rustix::termios::{tcgetattr, tcsetattr, LocalModes, OptionalActions, Termios};
+
 /// The terminal settings of standard input as the runner found them: what every exit restores.
 /// Kept once per process and only read afterwards, so a signal handler may read it.
-static ORIGINAL: OnceLock<libc::termios> = OnceLock::new();
+static ORIGINAL: OnceLock<Termios> = OnceLock::new();
 
 const SHOW_CURSOR: &[u8] = b"\x1b[?25h";
 
 /// Remembers how the terminal was; later calls keep the first answer.
-fn remember_original() -> Option<&'static libc::termios> {
+fn remember_original() -> Option<&'static Termios> {
     if let Some(saved) = ORIGINAL.get() {
         return Some(saved);
     }
     if !std::io::stdin().is_terminal() {
         return None;
     }
-    // SAFETY: `termios` is plain data; tcgetattr fills it or fails without touching memory we keep.
-    let mut settings: libc::termios = unsafe { std::mem::zeroed() };
-    if unsafe { libc::tcgetattr(libc::STDIN_FILENO, &mut settings) } != 0 {
-        return None;
-    }
+    let settings = tcgetattr(std::io::stdin()).ok()?;
     Some(ORIGINAL.get_or_init(|| settings))
+}
+
+/// Sets standard input's terminal to `settings` at once; false when it cannot.
+fn apply(settings: &Termios) -> bool {
+    tcsetattr(rustix::stdio::stdin(), OptionalActions::Now, settings).is_ok()
 }
 
 /// Puts the remembered settings back and shows the cursor, if stderr is a terminal.
 pub fn restore_terminal() {
     if let Some(saved) = ORIGINAL.get() {
-        // SAFETY: restores settings read from the same descriptor.
-        unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, saved) };
+        apply(saved);
     }
     if std::io::stderr().is_terminal() {
         let mut stderr = std::io::stderr().lock();
@@ -40,18 +42,16 @@ pub fn restore_terminal() {
     }
 }
 
-/// Only async-signal-safe calls: tcsetattr, write and _exit.
+/// Only async-signal-safe calls: tcsetattr and write (system calls on data that is never
+/// written again), then _exit.
+#[allow(unsafe_code)]
 extern "C" fn restore_and_exit(_signal: libc::c_int) {
     if let Some(saved) = ORIGINAL.get() {
-        // SAFETY: async-signal-safe calls on data that is never written again.
-        unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, saved) };
+        apply(saved);
     }
-    let message = b"\x1b[?25h\ninterrupted: nothing more was done\n";
-    // SAFETY: writing a static buffer to stderr, then leaving at once with the interrupt's code.
-    unsafe {
-        libc::write(libc::STDERR_FILENO, message.as_ptr().cast(), message.len());
-        libc::_exit(130);
-    }
+    let _ = rustix::io::write(rustix::stdio::stderr(), b"\x1b[?25h\ninterrupted: nothing more was done\n");
+    // SAFETY: leaves at once with the interrupt's code, running nothing else of this process.
+    unsafe { libc::_exit(130) }
 }
 
 /// While it lives, Ctrl-C at a prompt restores the terminal (echo, cursor) before the runner
@@ -67,6 +67,7 @@ impl PromptInterruptGuard {
             return Self { installed: false };
         }
         // SAFETY: a zeroed sigaction with a handler that only uses async-signal-safe calls.
+        #[allow(unsafe_code)]
         let installed = unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = restore_and_exit as extern "C" fn(libc::c_int) as usize;
@@ -81,7 +82,10 @@ impl Drop for PromptInterruptGuard {
     fn drop(&mut self) {
         if self.installed {
             // SAFETY: back to the default action.
-            unsafe { libc::signal(libc::SIGINT, libc::SIG_DFL) };
+            #[allow(unsafe_code)]
+            unsafe {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+            }
         }
     }
 }
@@ -96,12 +100,10 @@ pub struct QuietKeyboard {
 impl QuietKeyboard {
     pub fn start() -> Self {
         let Some(original) = remember_original() else { return Self { active: false } };
-        let mut quiet = *original;
-        quiet.c_lflag &= !(libc::ECHO | libc::ECHOCTL | libc::ECHONL);
-        quiet.c_lflag |= libc::NOFLSH;
-        // SAFETY: settings derived from the ones read from this descriptor.
-        let active = unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &quiet) } == 0;
-        Self { active }
+        let mut quiet = original.clone();
+        quiet.local_modes &= !(LocalModes::ECHO | LocalModes::ECHOCTL | LocalModes::ECHONL);
+        quiet.local_modes |= LocalModes::NOFLSH;
+        Self { active: apply(&quiet) }
     }
 }
 

@@ -6,6 +6,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::time::{Duration, Instant};
 
 use crate::blob_emulators::{BlobKind, BlobStore};
+use crate::support::kill;
 use crate::support::{path_with, real_pulumi_dir, Workspace};
 
 const LOCKS: &str = ".pulumi/locks/organization/";
@@ -47,8 +48,7 @@ fn a_killed_updates_lock_is_removed_by_the_next_run(kind: BlobKind) {
     let program =
         "name: slow\nruntime: yaml\nvariables:\n  blocked:\n    fn::readFile: ./fifo\noutputs:\n  value: ${blocked}\n";
     let workspace = blob_workspace(&store, "slow", program);
-    let fifo = std::ffi::CString::new(workspace.path("projects/slow/fifo").to_str().unwrap()).unwrap();
-    assert_eq!(unsafe { mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    crate::support::make_fifo(&workspace.path("projects/slow/fifo"));
     let mut runner = workspace.spawn_quiet(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"]);
     // The update holds its lock once its program reads the FIFO (a writer can open it then);
     // creating the stack before took a lock too, for a moment. The writer stays open, so the
@@ -67,7 +67,7 @@ fn a_killed_updates_lock_is_removed_by_the_next_run(kind: BlobKind) {
     let lock: serde_json::Value = serde_json::from_slice(&store.get(&key)).unwrap();
     let pulumi_pid = lock["pid"].as_i64().unwrap() as i32;
     assert_eq!(lock["hostname"].as_str(), Some(this_host().as_str()), "{lock}");
-    unsafe {
+    {
         kill(runner.id() as i32, 9);
         kill(-pulumi_pid, 9);
     }
@@ -208,8 +208,3 @@ fn ext_azblob_entra_id_sign_in_reads_judges_and_removes_locks() {
 
 /// `O_NONBLOCK`: opening a FIFO for writing fails while it has no reader.
 const O_NONBLOCK: i32 = 0o4000;
-
-extern "C" {
-    fn kill(pid: i32, signal: i32) -> i32;
-    fn mkfifo(path: *const std::ffi::c_char, mode: u32) -> i32;
-}

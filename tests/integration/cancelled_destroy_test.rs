@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::support::kill;
 use crate::support::Workspace;
 
 const RESOURCES: usize = 60;
@@ -52,7 +53,7 @@ fn ext_ctrl_c_during_destroy_is_cancelled_and_resume_finishes_it() {
         assert!(Instant::now() < deadline, "pulumi never started deleting");
         std::thread::sleep(Duration::from_millis(20));
     }
-    unsafe { kill(runner.id() as i32, 2) };
+    kill(runner.id() as i32, 2);
     let output = runner.wait_with_output().unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert_eq!(output.status.code(), Some(130), "{stdout}\n{stderr}");
@@ -67,10 +68,6 @@ fn ext_ctrl_c_during_destroy_is_cancelled_and_resume_finishes_it() {
     workspace
         .run(&["destroy", "--provider", "many", "--stack", "dev", "--non-interactive", "--yes", "--resume"])
         .expect_code(0)
-        .expect_stderr_contains("1 of 1 projects left to run");
+        .expect_stderr_contains("1 of 1 project left to run");
     assert_eq!(resources_left(&workspace), 0);
-}
-
-extern "C" {
-    fn kill(pid: i32, signal: i32) -> i32;
 }

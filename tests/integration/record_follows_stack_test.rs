@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::support::kill;
 use crate::support::{Workspace, BRANCHES};
 
 fn workspace(script: &str) -> Workspace {
@@ -146,7 +147,7 @@ fn every_operation_interrupted_twice_in_a_row_is_recorded_both_times() {
                 .spawn()
                 .unwrap();
             wait_for("c to start", || count(&workspace) > before);
-            unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+            kill(child.id() as i32, 2);
             let output = child.wait_with_output().unwrap();
             let stderr = String::from_utf8_lossy(&output.stderr);
             assert_eq!(output.status.code(), Some(130), "{operation}: {stderr}");

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::snapshot::{runner_snapshot, Redactions};
+use crate::support::kill;
 use crate::support::{Workspace, BRANCHES};
 
 fn workspace(script: &str) -> Workspace {
@@ -114,7 +115,7 @@ fn a_second_runner_on_the_same_stack_is_refused_with_the_holders_details() {
     second.expect_stderr_contains("runner up --provider demo --stack dev");
     // Another stack is independent.
     workspace.run(&["validate", "--provider", "demo", "--stack", "other"]).expect_code(0);
-    unsafe { kill(first.id() as i32, 2) };
+    kill(first.id() as i32, 2);
     assert_eq!(first.wait().unwrap().code(), Some(130));
     assert!(!workspace.path(".runner/locks/dev.lock").exists(), "the lock is released on exit");
 }
@@ -133,11 +134,11 @@ fn after_kill_9_the_next_run_reports_the_interrupted_run_and_resume_continues_it
         })
     };
     wait_for("a, b and c to be recorded as succeeded", recorded_before_d);
-    unsafe { kill(runner.id() as i32, 9) };
+    kill(runner.id() as i32, 9);
     runner.wait().unwrap();
     // The double's own process outlives a kill -9 of the runner (its own process group): stop it.
     for line in invocations(&workspace).iter().filter(|l| l["project"] == "d" && l["event"] == "start") {
-        unsafe { kill(line["pid"].as_i64().unwrap() as i32, 9) };
+        kill(line["pid"].as_i64().unwrap() as i32, 9);
     }
     let runs = history(&workspace);
     assert_eq!(runs.len(), 1, "history must be readable after kill -9");
@@ -185,9 +186,9 @@ fn a_dead_runners_lock_whose_pid_came_back_is_taken_over_without_touching_the_ne
         .expect_code(0)
         .expect_stderr_contains(&format!("took over the lock of a runner that is gone (pid {}", runner.id()))
         .expect_stderr_lacks("left running by that runner");
-    assert!(unsafe { kill(c, 0) } == 0, "the live runner's `pulumi` was stopped");
+    assert!(kill(c, 0) == 0, "the live runner's `pulumi` was stopped");
     assert_eq!(runner.try_wait().unwrap(), None, "the live runner ended");
-    unsafe { kill(runner.id() as i32, 2) };
+    kill(runner.id() as i32, 2);
     assert_eq!(runner.wait().unwrap().code(), Some(130));
 }
 
@@ -207,10 +208,6 @@ fn status_and_history_read_the_record() {
 
     let empty = Workspace::new();
     runner_snapshot!("history_of_no_run", Redactions::of(&empty), empty.std_command(&["history"]));
-}
-
-extern "C" {
-    fn kill(pid: i32, signal: i32) -> i32;
 }
 
 /// A pulumi cancelled early can exit without stopping its language host, which runs in a
@@ -238,7 +235,7 @@ fn a_language_host_left_by_a_cancelled_pulumi_is_stopped() {
         .unwrap();
     // Its language host started: the cancel meets a pulumi that has one to leave behind.
     workspace.wait_for_fake_mark(Some("a"), "up", "working");
-    unsafe { kill(runner.id() as i32, 2) };
+    kill(runner.id() as i32, 2);
     let output = runner.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(130));
     let plugin = plugin_of("a").expect("the cancelled pulumi recorded its language host");

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::support::kill;
 use crate::support::{Workspace, BRANCHES};
 
 fn workspace(script: &str) -> Workspace {
@@ -228,7 +229,7 @@ fn ctrl_c_cancels_running_projects_and_exits_130() {
         .spawn()
         .unwrap();
     workspace.wait_for_fake_mark(Some("c"), "up", "working");
-    unsafe { libc_kill(child.id() as i32, 2) };
+    kill(child.id() as i32, 2);
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(130), "{}", String::from_utf8_lossy(&output.stderr));
     let report = report(&workspace, "report.json");
@@ -241,11 +242,6 @@ fn ctrl_c_cancels_running_projects_and_exits_130() {
     assert_eq!(c_end["exit"], 255, "{c_end}");
     let log = std::fs::read_to_string(workspace.path("fake-state/invocations.jsonl")).unwrap();
     assert!(!log.contains("\"signal\": \"SIGKILL\""), "one Ctrl-C must not kill: {log}");
-}
-
-extern "C" {
-    #[link_name = "kill"]
-    fn libc_kill(pid: i32, signal: i32) -> i32;
 }
 
 #[test]
@@ -300,9 +296,9 @@ fn a_second_ctrl_c_kills_and_names_the_stacks_left_locked() {
         .unwrap();
     // It ignores SIGINT from here on; the runner's first Ctrl-C reaches it, the second kills.
     workspace.wait_for_fake_mark(Some("c"), "up", "working");
-    unsafe { libc_kill(child.id() as i32, 2) };
+    kill(child.id() as i32, 2);
     workspace.wait_for_fake_mark(Some("c"), "up", "sigint_ignored");
-    unsafe { libc_kill(child.id() as i32, 2) };
+    kill(child.id() as i32, 2);
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(130), "{stderr}");

@@ -1,5 +1,6 @@
 //! Against the real `pulumi` CLI and YAML language host on a local file backend.
 
+use crate::support::kill;
 use crate::support::{path_with, real_pulumi_dir, real_pulumi_in, Workspace};
 
 fn real_workspace() -> Workspace {
@@ -80,8 +81,7 @@ fn slow_workspace() -> Workspace {
         "projects/slow/Pulumi.yaml",
         "name: slow\nruntime: yaml\nvariables:\n  blocked:\n    fn::readFile: ./fifo\noutputs:\n  value: ${blocked}\n",
     );
-    let fifo = std::ffi::CString::new(workspace.path("projects/slow/fifo").to_str().unwrap()).unwrap();
-    assert_eq!(unsafe { mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    crate::support::make_fifo(&workspace.path("projects/slow/fifo"));
     workspace
 }
 
@@ -126,7 +126,7 @@ fn ext_ctrl_c_during_up_leaves_no_lock_and_exits_130() {
     let second = workspace.run(&["up", "--provider", "slow", "--stack", "dev", "--non-interactive"]);
     second.expect_code(2).expect_stderr_contains(&format!("is in use by another runner: pid {}", runner.id()));
 
-    unsafe { kill(runner.id() as i32, 2) };
+    kill(runner.id() as i32, 2);
     let status = runner.wait().unwrap();
     release_fifo(&workspace);
     let mut stderr = String::new();
@@ -210,8 +210,3 @@ fn running(pid: i32) -> bool {
 }
 
 use std::os::unix::fs::OpenOptionsExt;
-
-extern "C" {
-    fn kill(pid: i32, signal: i32) -> i32;
-    fn mkfifo(path: *const std::ffi::c_char, mode: u32) -> i32;
-}

@@ -68,8 +68,7 @@ fn ext_config_set_during_an_up_refuses_until_the_up_ends() {
         "projects/net/Pulumi.yaml",
         "name: net\nruntime: yaml\nvariables:\n  blocked:\n    fn::readFile: ./fifo\noutputs:\n  value: ${blocked}\n",
     );
-    let fifo = std::ffi::CString::new(workspace.path("projects/net/fifo").to_str().unwrap()).unwrap();
-    assert_eq!(unsafe { mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    crate::support::make_fifo(&workspace.path("projects/net/fifo"));
     let mut up = workspace.spawn_quiet(&["up", "--provider", "one", "--stack", "dev", "--non-interactive"]);
     let deadline = Instant::now() + Duration::from_secs(120);
     while !workspace.path(".runner/locks/dev.lock").exists() {
@@ -86,8 +85,4 @@ fn ext_config_set_during_an_up_refuses_until_the_up_ends() {
     assert!(stored.status.success(), "{}", String::from_utf8_lossy(&stored.stderr));
     let file = stack_file(&workspace);
     assert!(file.contains("encryptionsalt") && file.contains("net:after:"), "{file}");
-}
-
-extern "C" {
-    fn mkfifo(path: *const std::ffi::c_char, mode: u32) -> i32;
 }

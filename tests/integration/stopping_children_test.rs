@@ -7,6 +7,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::support::kill;
 use crate::support::Workspace;
 
 /// A child that ignores SIGINT and SIGTERM, as a busy `kubectl` may: only a kill stops it. It
@@ -52,15 +53,6 @@ fn child_pids(workspace: &Workspace) -> Vec<i32> {
 /// Gone, or a zombie nobody reaped yet.
 fn gone(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| stat.contains(") Z "))
-}
-
-fn kill(pid: i32, signal: i32) {
-    unsafe { libc_kill(pid, signal) };
-}
-
-extern "C" {
-    #[link_name = "kill"]
-    fn libc_kill(pid: i32, signal: i32) -> i32;
 }
 
 /// A child's stderr, read as it comes, so a test can wait for a line instead of pausing.
@@ -125,7 +117,9 @@ fn a_second_signal_kills_a_running_hook_or_gate_at_once() {
             while runner.try_wait().unwrap().is_none() {
                 if Instant::now() > deadline {
                     let _ = runner.kill();
-                    pids.iter().for_each(|pid| kill(*pid, SIGKILL));
+                    pids.iter().for_each(|pid| {
+                        kill(*pid, SIGKILL);
+                    });
                     panic!("{kind}, second signal {second}: the run still waits 20 s after it");
                 }
                 std::thread::sleep(Duration::from_millis(50));
@@ -135,7 +129,9 @@ fn a_second_signal_kills_a_running_hook_or_gate_at_once() {
             assert_eq!(status.code(), Some(130), "{kind}, {second}: {stderr}");
             assert!(stderr.contains("killing running projects"), "{kind}, {second}: {stderr}");
             let left: Vec<i32> = pids.iter().copied().filter(|pid| !gone(*pid)).collect();
-            left.iter().for_each(|pid| kill(*pid, SIGKILL));
+            left.iter().for_each(|pid| {
+                kill(*pid, SIGKILL);
+            });
             assert!(left.is_empty(), "{kind}, {second}: {left:?} of the {kind} outlived the run");
             if kind == "hook" {
                 let outputs = std::fs::read_to_string(workspace.path("outputs.path")).unwrap();
@@ -152,7 +148,9 @@ fn the_next_run_removes_the_outputs_files_a_killed_runner_left() {
     let pids = child_pids(&workspace);
     kill(runner.id() as i32, SIGKILL);
     runner.wait().unwrap();
-    pids.iter().for_each(|pid| kill(*pid, SIGKILL));
+    pids.iter().for_each(|pid| {
+        kill(*pid, SIGKILL);
+    });
     let outputs = std::fs::read_to_string(workspace.path("outputs.path")).unwrap();
     let folder = Path::new(outputs.trim()).parent().unwrap().to_path_buf();
     assert!(folder.exists(), "kill -9 leaves the folder: the premise of this test");
@@ -255,7 +253,9 @@ fn a_pulumi_query_inside_a_run_hears_its_ctrl_c() {
         if Instant::now() > deadline {
             let _ = runner.kill();
             let pids = workspace.fake_invocations().into_iter().filter_map(|call| call["pid"].as_i64());
-            pids.for_each(|pid| kill(pid as i32, SIGKILL));
+            pids.for_each(|pid| {
+                kill(pid as i32, SIGKILL);
+            });
             panic!("the run still waits for `pulumi stack output` 20 s after Ctrl-C");
         }
         std::thread::sleep(Duration::from_millis(50));

@@ -28,6 +28,35 @@ pub struct Workspace {
     env: Vec<(String, String)>,
 }
 
+/// `kill(2)` through rustix: signal `number` (0 only asks whether the process exists) to `pid`,
+/// or to the process group `-pid` when negative. 0 when delivered, -1 otherwise.
+pub fn kill(pid: i32, number: i32) -> i32 {
+    use rustix::process::{Pid, Signal};
+    let Some(target) = Pid::from_raw(pid.abs()) else { return -1 };
+    let signal = match number {
+        0 => return if rustix::process::test_kill_process(target).is_ok() { 0 } else { -1 },
+        2 => Signal::INT,
+        9 => Signal::KILL,
+        15 => Signal::TERM,
+        other => panic!("no test sends signal {other}"),
+    };
+    let sent = if pid < 0 {
+        rustix::process::kill_process_group(target, signal)
+    } else {
+        rustix::process::kill_process(target, signal)
+    };
+    if sent.is_ok() {
+        0
+    } else {
+        -1
+    }
+}
+
+/// A named pipe at `path`: whoever reads it waits until a test writes.
+pub fn make_fifo(path: &Path) {
+    rustix::fs::mkfifoat(rustix::fs::CWD, path, rustix::fs::Mode::from_raw_mode(0o600)).expect("a named pipe");
+}
+
 /// A CI log may show only the lines before a failing test's `FAILED` line, never the harness's
 /// `failures:` section at the end. So the end of each panic's message is also written to the real
 /// stderr (which the harness does not capture) the moment it happens; the usual report follows.

@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use crate::snapshot::{runner_snapshot, Redactions};
+use crate::support::kill;
 use crate::support::Workspace;
 
 fn lock_files(workspace: &Workspace) -> Vec<String> {
@@ -21,14 +22,13 @@ fn ext_a_lock_left_by_a_killed_runner_is_removed_by_the_next_run() {
         "projects/slow/Pulumi.yaml",
         "name: slow\nruntime: yaml\nvariables:\n  blocked:\n    fn::readFile: ./fifo\noutputs:\n  value: ${blocked}\n",
     );
-    let fifo = std::ffi::CString::new(workspace.path("projects/slow/fifo").to_str().unwrap()).unwrap();
-    assert_eq!(unsafe { mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    crate::support::make_fifo(&workspace.path("projects/slow/fifo"));
 
     let mut runner = workspace.spawn_quiet(&["up", "--provider", "slow", "--stack", "dev", "--non-interactive"]);
     let (_, lock) = update_lock(&workspace);
     let pulumi_pid = lock["pid"].as_i64().unwrap() as i32;
     // The runner and its `pulumi` (a process group of its own) die without cleaning up.
-    unsafe {
+    {
         kill(runner.id() as i32, 9);
         kill(-pulumi_pid, 9);
     }
@@ -144,13 +144,12 @@ fn ext_a_run_record_alone_never_proves_a_lock_left_behind() {
         "projects/slow/Pulumi.yaml",
         "name: slow\nruntime: yaml\nvariables:\n  blocked:\n    fn::readFile: ./fifo\noutputs:\n  value: ${blocked}\n",
     );
-    let fifo = std::ffi::CString::new(workspace.path("projects/slow/fifo").to_str().unwrap()).unwrap();
-    assert_eq!(unsafe { mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    crate::support::make_fifo(&workspace.path("projects/slow/fifo"));
     let runner = workspace.spawn_quiet(&["up", "--provider", "slow", "--stack", "dev", "--non-interactive"]);
     let (lock_file, lock) = update_lock(&workspace);
     let pulumi_pid = lock["pid"].as_i64().unwrap() as i32;
     // Only `pulumi` dies: the runner sees it end, records it and ends by itself.
-    unsafe { kill(-pulumi_pid, 9) };
+    kill(-pulumi_pid, 9);
     let _ = std::fs::OpenOptions::new().write(true).custom_flags(0o4000).open(workspace.path("projects/slow/fifo"));
     assert_eq!(runner.wait_with_output().unwrap().status.code(), Some(1));
     let record = newest_record(&workspace);
@@ -183,8 +182,3 @@ fn ext_a_run_record_alone_never_proves_a_lock_left_behind() {
 }
 
 use std::os::unix::fs::OpenOptionsExt;
-
-extern "C" {
-    fn kill(pid: i32, signal: i32) -> i32;
-    fn mkfifo(path: *const std::ffi::c_char, mode: u32) -> i32;
-}

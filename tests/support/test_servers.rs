@@ -116,31 +116,18 @@ pub const CHUNKED: &[u8] =
 /// A loopback port bound and never listened on, held while this lives: a connection to it is
 /// refused, and no server can take it meanwhile (a port merely found free could be).
 pub struct ClosedPort {
-    fd: i32,
+    _socket: std::os::fd::OwnedFd,
     pub port: u16,
 }
 
 impl ClosedPort {
     pub fn hold() -> Self {
-        // SAFETY: a new socket bound to 127.0.0.1:0 and asked its port; every call's result is checked.
-        unsafe {
-            let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
-            assert!(fd >= 0, "a socket");
-            let mut address: libc::sockaddr_in = std::mem::zeroed();
-            address.sin_family = libc::AF_INET as libc::sa_family_t;
-            address.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
-            let size = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
-            assert_eq!(libc::bind(fd, (&raw const address).cast(), size), 0, "bound to 127.0.0.1:0");
-            let mut length = size;
-            assert_eq!(libc::getsockname(fd, (&raw mut address).cast(), &mut length), 0);
-            Self { fd, port: u16::from_be(address.sin_port) }
-        }
-    }
-}
-
-impl Drop for ClosedPort {
-    fn drop(&mut self) {
-        // SAFETY: the descriptor this value owns.
-        unsafe { libc::close(self.fd) };
+        use rustix::net::{AddressFamily, SocketType};
+        let socket = rustix::net::socket(AddressFamily::INET, SocketType::STREAM, None).expect("a socket");
+        rustix::net::bind(&socket, &std::net::SocketAddrV4::new(std::net::Ipv4Addr::LOCALHOST, 0))
+            .expect("bound to 127.0.0.1:0");
+        let address = rustix::net::getsockname(&socket).expect("its address");
+        let port = std::net::SocketAddr::try_from(address).expect("an IPv4 address").port();
+        Self { _socket: socket, port }
     }
 }
