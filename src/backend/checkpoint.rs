@@ -41,7 +41,7 @@ struct SecretsProvider {
 
 /// Why a checkpoint could not be read.
 #[derive(Debug, thiserror::Error)]
-pub enum CheckpointError {
+pub(crate) enum CheckpointError {
     #[error("`{key}` is not gzip")]
     Gzip { key: String, source: std::io::Error },
     #[error("`{key}` is not a Pulumi checkpoint")]
@@ -50,13 +50,13 @@ pub enum CheckpointError {
 
 /// The latest deployment of a stack, as its checkpoint holds it.
 #[derive(Debug, Default)]
-pub struct Checkpoint {
+pub(crate) struct Checkpoint {
     resources: Vec<serde_json::Value>,
     secrets_provider: Option<SecretsProvider>,
 }
 
 /// The bytes of a state file, unzipped when its key says gzip.
-pub fn state_file_bytes(key: &str, bytes: Vec<u8>) -> Result<Vec<u8>, std::io::Error> {
+pub(crate) fn state_file_bytes(key: &str, bytes: Vec<u8>) -> Result<Vec<u8>, std::io::Error> {
     if !key.ends_with(".gz") {
         return Ok(bytes);
     }
@@ -66,7 +66,7 @@ pub fn state_file_bytes(key: &str, bytes: Vec<u8>) -> Result<Vec<u8>, std::io::E
 }
 
 impl Checkpoint {
-    pub fn parse(key: &str, bytes: Vec<u8>) -> Result<Self, CheckpointError> {
+    pub(crate) fn parse(key: &str, bytes: Vec<u8>) -> Result<Self, CheckpointError> {
         let bytes = state_file_bytes(key, bytes).map_err(|source| CheckpointError::Gzip { key: key.into(), source })?;
         let file: CheckpointFile =
             serde_json::from_slice(&bytes).map_err(|source| CheckpointError::Json { key: key.into(), source })?;
@@ -75,13 +75,13 @@ impl Checkpoint {
     }
 
     /// Resources in the stack, the stack itself included: 0 once destroyed or never updated.
-    pub fn resource_count(&self) -> usize {
+    pub(crate) fn resource_count(&self) -> usize {
         self.resources.len()
     }
 
     /// The outputs of the stack resource (`pulumi:pulumi:Stack`), secrets still sealed; `None`
     /// when the stack holds no stack resource.
-    pub fn stack_outputs(&self) -> Option<serde_json::Map<String, serde_json::Value>> {
+    pub(crate) fn stack_outputs(&self) -> Option<serde_json::Map<String, serde_json::Value>> {
         let stack = self.resources.iter().find(|resource| {
             resource.get("type").and_then(serde_json::Value::as_str) == Some("pulumi:pulumi:Stack")
                 && resource.get("parent").is_none_or(|parent| parent.as_str().is_none_or(str::is_empty))
@@ -90,7 +90,7 @@ impl Checkpoint {
     }
 
     /// The salt of the passphrase provider that sealed this stack's secrets; `None` for another provider.
-    pub fn passphrase_salt(&self) -> Option<&str> {
+    pub(crate) fn passphrase_salt(&self) -> Option<&str> {
         let provider = self.secrets_provider.as_ref()?;
         (provider.kind == "passphrase").then(|| provider.state.get("salt").and_then(serde_json::Value::as_str))?
     }
@@ -99,7 +99,7 @@ impl Checkpoint {
 /// A value of state with every secret opened where `key` can (its plaintext JSON parsed), or
 /// else kept as its ciphertext: the same ciphertext under one key is the same value, so comparing
 /// ciphertexts never calls two different values equal.
-pub fn opened_value(value: &serde_json::Value, key: Option<&PassphraseKey>) -> serde_json::Value {
+pub(crate) fn opened_value(value: &serde_json::Value, key: Option<&PassphraseKey>) -> serde_json::Value {
     use serde_json::Value;
     match value {
         Value::Object(map) if map.get(SECRET_KEY).and_then(Value::as_str) == Some(SECRET_SIG) => {
@@ -124,14 +124,14 @@ pub fn opened_value(value: &serde_json::Value, key: Option<&PassphraseKey>) -> s
 
 /// A stack's outputs in clear, as `pulumi stack output --json --show-secrets` prints them.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct StackOutputsRead {
+pub(crate) struct StackOutputsRead {
     pub values: serde_json::Map<String, serde_json::Value>,
     /// The outputs the state keeps secret.
     pub secret: Vec<String>,
 }
 
 /// `outputs` with every secret opened; `None` when one cannot be opened with `key`.
-pub fn plain_outputs(
+pub(crate) fn plain_outputs(
     outputs: &serde_json::Map<String, serde_json::Value>,
     key: Option<&PassphraseKey>,
 ) -> Option<StackOutputsRead> {

@@ -2,15 +2,15 @@
 /// (every checkout shares its stack file), so a digest cannot be looked up in a table of likely
 /// values, and two checkouts of one stack compute the same digest from the same inputs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DigestSalt(Vec<u8>);
+pub(crate) struct DigestSalt(Vec<u8>);
 
 impl DigestSalt {
-    pub fn new(bytes: Vec<u8>) -> Self {
+    pub(crate) fn new(bytes: Vec<u8>) -> Self {
         Self(bytes)
     }
 
     /// SHA-256 of the salt and each part (each length-prefixed, so parts cannot run together).
-    pub fn digest<'a>(&self, parts: impl IntoIterator<Item = &'a [u8]>) -> String {
+    pub(crate) fn digest<'a>(&self, parts: impl IntoIterator<Item = &'a [u8]>) -> String {
         let mut context = ring::digest::Context::new(&ring::digest::SHA256);
         context.update(&(self.0.len() as u64).to_le_bytes());
         context.update(&self.0);

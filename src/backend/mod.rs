@@ -2,7 +2,7 @@
 //! fingerprints of the runner's own updates, on every store a backend can live in (`store/`),
 //! with the credentials each store takes (`credentials/`).
 
-pub mod checkpoint;
+pub(crate) mod checkpoint;
 mod credentials;
 mod digest_salt;
 mod passphrase_secrets;
@@ -14,17 +14,17 @@ mod up_fingerprint;
 mod update_entry;
 mod update_kind;
 
-pub use checkpoint::{opened_value, state_file_bytes, Checkpoint, CheckpointError, StackOutputsRead};
-pub use credentials::{AwsProfile, AzureIdentity};
-pub use digest_salt::DigestSalt;
-pub use passphrase_secrets::{decrypt_secure_values, PassphraseError, PassphraseKey};
-pub use run_environment::RunEnvironment;
-pub use stack_state::StackState;
-pub use state_files::{FolderFiles, StateFiles, StateFilesError};
-pub use store::{open_object_store, shown_url, ObjectStore, ObjectStoreError};
-pub use up_fingerprint::{UpFingerprint, UpstreamOutputs};
-pub use update_entry::{HistoryKey, UpdateEntry};
-pub use update_kind::{UpdateKind, UpdateResult};
+pub(crate) use checkpoint::{opened_value, state_file_bytes, Checkpoint, CheckpointError, StackOutputsRead};
+pub(crate) use credentials::{AwsProfile, AzureIdentity};
+pub(crate) use digest_salt::DigestSalt;
+pub(crate) use passphrase_secrets::{decrypt_secure_values, PassphraseError, PassphraseKey};
+pub(crate) use run_environment::RunEnvironment;
+pub(crate) use stack_state::StackState;
+pub(crate) use state_files::{FolderFiles, StateFiles, StateFilesError};
+pub(crate) use store::{open_object_store, shown_url, ObjectStore, ObjectStoreError};
+pub(crate) use up_fingerprint::{UpFingerprint, UpstreamOutputs};
+pub(crate) use update_entry::{HistoryKey, UpdateEntry};
+pub(crate) use update_kind::{UpdateKind, UpdateResult};
 
 #[cfg(test)]
-pub use state_files::MemoryFiles;
+pub(crate) use state_files::MemoryFiles;

@@ -17,7 +17,7 @@ use serde_norway::Value;
 
 /// Why the `secure:` values of a stack file cannot be opened.
 #[derive(Debug, thiserror::Error)]
-pub enum PassphraseError {
+pub(crate) enum PassphraseError {
     #[error("not valid YAML")]
     Yaml(#[source] serde_norway::Error),
     #[error("no `encryptionsalt` for its `secure:` values")]
@@ -48,7 +48,7 @@ const CHECK_PLAINTEXT: &[u8] = b"pulumi";
 
 /// Every `secure:` value of the stack file `text`, decrypted with `passphrase`, at any depth.
 /// A file with no `secure:` value costs no key derivation.
-pub fn decrypt_secure_values(text: &str, passphrase: &str) -> Result<Vec<String>, PassphraseError> {
+pub(crate) fn decrypt_secure_values(text: &str, passphrase: &str) -> Result<Vec<String>, PassphraseError> {
     let document: Value = serde_norway::from_str(text).map_err(PassphraseError::Yaml)?;
     let mut sealed = Vec::new();
     if let Some(config) = document.get("config") {
@@ -65,12 +65,12 @@ pub fn decrypt_secure_values(text: &str, passphrase: &str) -> Result<Vec<String>
 /// The key a passphrase and a stack's `v1:` salt make, checked against the salt's sealed
 /// `pulumi`. Deriving it costs a million PBKDF2 rounds, so each pair is derived once per process.
 #[derive(Clone)]
-pub struct PassphraseKey(Arc<LessSafeKey>);
+pub(crate) struct PassphraseKey(Arc<LessSafeKey>);
 
 impl PassphraseKey {
     /// `salt` is `v1:<salt>:v1:<nonce>:<ciphertext>`, as `encryptionsalt` and a checkpoint's
     /// passphrase secrets provider keep it.
-    pub fn open(salt: &str, passphrase: &str) -> Result<Self, PassphraseError> {
+    pub(crate) fn open(salt: &str, passphrase: &str) -> Result<Self, PassphraseError> {
         type Cache = Mutex<HashMap<(String, Vec<u8>), PassphraseKey>>;
         static KEYS: OnceLock<Cache> = OnceLock::new();
         let passphrase_digest = ring::digest::digest(&ring::digest::SHA256, passphrase.as_bytes()).as_ref().to_vec();
@@ -106,7 +106,7 @@ impl PassphraseKey {
     }
 
     /// One `v1:<nonce>:<ciphertext>` value, in clear.
-    pub fn decrypt(&self, ciphertext: &str) -> Result<String, PassphraseError> {
+    pub(crate) fn decrypt(&self, ciphertext: &str) -> Result<String, PassphraseError> {
         open(&self.0, ciphertext).map(|plain| String::from_utf8_lossy(&plain).into_owned())
     }
 }

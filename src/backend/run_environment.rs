@@ -2,7 +2,7 @@ use std::collections::BTreeMap;
 
 /// The run's environment as the stores and their credentials read it: the variables `pulumi`
 /// gets (process environment and environment file merged), an empty value as unset.
-pub trait RunEnvironment {
+pub(crate) trait RunEnvironment {
     fn vars(&self) -> &BTreeMap<String, String>;
 
     fn get(&self, key: &str) -> Option<&str> {

@@ -5,7 +5,7 @@
 use super::{Checkpoint, CheckpointError, HistoryKey, StateFiles, StateFilesError, UpFingerprint, UpdateEntry};
 
 /// One stack of a project on a DIY backend.
-pub struct StackState<'a> {
+pub(crate) struct StackState<'a> {
     files: &'a dyn StateFiles,
     project: &'a str,
     stack: &'a str,
@@ -13,7 +13,7 @@ pub struct StackState<'a> {
 
 /// Which proof is missing that a stack is as the runner's last `up` left it: the dependent runs.
 #[derive(Debug, thiserror::Error)]
-pub enum MissingProof {
+pub(crate) enum MissingProof {
     #[error("its stack is not in the backend")]
     NoStack,
     #[error("its stack holds no resources (destroyed, or never updated)")]
@@ -43,12 +43,12 @@ impl From<CheckpointError> for MissingProof {
 }
 
 impl<'a> StackState<'a> {
-    pub fn new(files: &'a dyn StateFiles, project: &'a str, stack: &'a str) -> Self {
+    pub(crate) fn new(files: &'a dyn StateFiles, project: &'a str, stack: &'a str) -> Self {
         Self { files, project, stack }
     }
 
     /// The checkpoint's key and bytes, plain or gzipped; `None` when the stack does not exist.
-    pub fn checkpoint_file(&self) -> Result<Option<(String, Vec<u8>)>, StateFilesError> {
+    pub(crate) fn checkpoint_file(&self) -> Result<Option<(String, Vec<u8>)>, StateFilesError> {
         for extension in ["json", "json.gz"] {
             let key = format!(".pulumi/stacks/{}/{}.{extension}", self.project, self.stack);
             if let Some(bytes) = self.files.get(&key)? {
@@ -59,7 +59,7 @@ impl<'a> StackState<'a> {
     }
 
     /// The stack's latest checkpoint; `None` when the stack does not exist.
-    pub fn checkpoint(&self) -> Result<Option<Checkpoint>, MissingProof> {
+    pub(crate) fn checkpoint(&self) -> Result<Option<Checkpoint>, MissingProof> {
         match self.checkpoint_file()? {
             Some((key, bytes)) => Ok(Some(Checkpoint::parse(&key, bytes)?)),
             None => Ok(None),
@@ -67,7 +67,7 @@ impl<'a> StackState<'a> {
     }
 
     /// Its update records, newest first.
-    pub fn history(&self) -> Result<Vec<HistoryKey>, StateFilesError> {
+    pub(crate) fn history(&self) -> Result<Vec<HistoryKey>, StateFilesError> {
         let folder = format!(".pulumi/history/{}/{}/", self.project, self.stack);
         let mut keys: Vec<HistoryKey> =
             self.files.list(&folder)?.iter().filter_map(|key| HistoryKey::of(key, self.stack)).collect();
@@ -84,7 +84,7 @@ impl<'a> StackState<'a> {
     /// What the stack's last update was made with, when the backend proves the stack is as a
     /// successful runner `up` left it: every later record is a refresh that changed nothing, the
     /// checkpoint is byte for byte the one saved with the newest record, and it holds resources.
-    pub fn last_up(&self) -> Result<UpFingerprint, MissingProof> {
+    pub(crate) fn last_up(&self) -> Result<UpFingerprint, MissingProof> {
         let (key, current) = self.checkpoint_file()?.ok_or(MissingProof::NoStack)?;
         let history = self.history()?;
         let newest = history.first().ok_or(MissingProof::NoHistory)?;

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 /// Reads a backend's files; keys are relative to its root, with `/` between parts.
-pub trait StateFiles: Send + Sync {
+pub(crate) trait StateFiles: Send + Sync {
     /// Every key under `prefix` (a folder ending in `/`).
     fn list(&self, prefix: &str) -> Result<Vec<String>, StateFilesError>;
     /// The file's bytes; `None` when there is no such file.
@@ -14,16 +14,16 @@ pub trait StateFiles: Send + Sync {
 /// Why the backend's files could not be read: the store's own words, with no credential in them.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct StateFilesError(pub String);
+pub(crate) struct StateFilesError(pub String);
 
 /// A `file://` backend: a folder on this machine.
 #[derive(Debug, Clone)]
-pub struct FolderFiles {
+pub(crate) struct FolderFiles {
     root: PathBuf,
 }
 
 impl FolderFiles {
-    pub fn new(root: PathBuf) -> Self {
+    pub(crate) fn new(root: PathBuf) -> Self {
         Self { root }
     }
 }
@@ -56,11 +56,11 @@ impl StateFiles for FolderFiles {
 /// Files kept in memory, for tests of the readers.
 #[cfg(test)]
 #[derive(Debug, Default)]
-pub struct MemoryFiles(pub std::sync::Mutex<std::collections::BTreeMap<String, Vec<u8>>>);
+pub(crate) struct MemoryFiles(pub std::sync::Mutex<std::collections::BTreeMap<String, Vec<u8>>>);
 
 #[cfg(test)]
 impl MemoryFiles {
-    pub fn put(&self, key: &str, bytes: impl Into<Vec<u8>>) {
+    pub(crate) fn put(&self, key: &str, bytes: impl Into<Vec<u8>>) {
         self.0.lock().unwrap().insert(key.to_string(), bytes.into());
     }
 }

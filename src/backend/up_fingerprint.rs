@@ -10,10 +10,10 @@ use super::{opened_value, DigestSalt, PassphraseKey};
 const MARK: &str = "runner up; inputs sha256:";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UpFingerprint(String);
+pub(crate) struct UpFingerprint(String);
 
 /// The outputs of one upstream stack as the backend holds them now.
-pub struct UpstreamOutputs<'a> {
+pub(crate) struct UpstreamOutputs<'a> {
     /// The upstream project's path in the provider, as the graph names it.
     pub project: &'a str,
     pub outputs: &'a serde_json::Map<String, serde_json::Value>,
@@ -24,7 +24,7 @@ pub struct UpstreamOutputs<'a> {
 impl UpFingerprint {
     /// The digest of `inputs` (the project's own, already a digest) and of the outputs of each
     /// upstream (only those named in `reads`, when the program's reads are known).
-    pub fn of(
+    pub(crate) fn of(
         salt: &DigestSalt,
         inputs: &str,
         upstream: &[UpstreamOutputs<'_>],
@@ -48,12 +48,12 @@ impl UpFingerprint {
         Self(salt.digest(parts.iter().map(Vec::as_slice)))
     }
 
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         format!("{MARK}{}", self.0)
     }
 
     /// The fingerprint in an update's message; `None` when the update was not made by the runner.
-    pub fn from_message(message: &str) -> Option<Self> {
+    pub(crate) fn from_message(message: &str) -> Option<Self> {
         let start = message.find(MARK)? + MARK.len();
         let digest: String = message[start..].chars().take_while(char::is_ascii_hexdigit).collect();
         (digest.len() == 64).then_some(Self(digest))

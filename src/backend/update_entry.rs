@@ -22,7 +22,7 @@ struct UpdateInfo {
 
 /// What an update did, how it ended and the message it was made with.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UpdateEntry {
+pub(crate) struct UpdateEntry {
     pub kind: UpdateKind,
     pub result: UpdateResult,
     pub message: String,
@@ -33,14 +33,14 @@ pub struct UpdateEntry {
 /// Why an entry could not be read.
 #[derive(Debug, thiserror::Error)]
 #[error("`{key}` is not a Pulumi update record")]
-pub struct UpdateEntryError {
+pub(crate) struct UpdateEntryError {
     key: String,
     #[source]
     source: Box<dyn std::error::Error + Send + Sync>,
 }
 
 impl UpdateEntry {
-    pub fn parse(key: &str, bytes: Vec<u8>) -> Result<Self, UpdateEntryError> {
+    pub(crate) fn parse(key: &str, bytes: Vec<u8>) -> Result<Self, UpdateEntryError> {
         let error = |source: Box<dyn std::error::Error + Send + Sync>| UpdateEntryError { key: key.into(), source };
         let bytes = state_file_bytes(key, bytes).map_err(|err| error(Box::new(err)))?;
         let info: UpdateInfo = serde_json::from_slice(&bytes).map_err(|err| error(Box::new(err)))?;
@@ -53,7 +53,7 @@ impl UpdateEntry {
     }
 
     /// A successful refresh that found every resource as the state held it: the state is as before.
-    pub fn is_quiet_refresh(&self) -> bool {
+    pub(crate) fn is_quiet_refresh(&self) -> bool {
         self.kind == UpdateKind::Refresh
             && self.result == UpdateResult::Succeeded
             && self.changes.iter().all(|(change, count)| change == "same" || *count == 0)
@@ -62,14 +62,14 @@ impl UpdateEntry {
 
 /// A history file's key, newest first by the nanoseconds in its name (`dev-1764000000000000000.history.json`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct HistoryKey {
+pub(crate) struct HistoryKey {
     pub nanos: u128,
     pub key: String,
 }
 
 impl HistoryKey {
     /// `None` for a key that is not an update record of `stack` (its checkpoint copy, a temporary file).
-    pub fn of(key: &str, stack: &str) -> Option<Self> {
+    pub(crate) fn of(key: &str, stack: &str) -> Option<Self> {
         let name = key.rsplit('/').next()?;
         let rest = name.strip_prefix(stack)?.strip_prefix('-')?;
         let (nanos, extension) = rest.split_once('.')?;
@@ -80,7 +80,7 @@ impl HistoryKey {
     }
 
     /// The copy of the checkpoint Pulumi saved with this record.
-    pub fn checkpoint_copy(&self) -> String {
+    pub(crate) fn checkpoint_copy(&self) -> String {
         self.key.replacen(".history.json", ".checkpoint.json", 1)
     }
 }

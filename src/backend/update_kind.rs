@@ -6,7 +6,7 @@ use crate::plan::Operation;
 /// What an entry of the history did: Pulumi's `UpdateKind` (`apitype`), read once here so no
 /// caller compares strings.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UpdateKind {
+pub(crate) enum UpdateKind {
     Update,
     Preview,
     Refresh,
@@ -19,7 +19,7 @@ pub enum UpdateKind {
 }
 
 impl UpdateKind {
-    pub fn parse(text: &str) -> Self {
+    pub(crate) fn parse(text: &str) -> Self {
         match text {
             "update" => UpdateKind::Update,
             "preview" => UpdateKind::Preview,
@@ -33,7 +33,7 @@ impl UpdateKind {
     }
 
     /// The runner's operation that records this kind: `update` is `up`.
-    pub fn operation(&self) -> Option<Operation> {
+    pub(crate) fn operation(&self) -> Option<Operation> {
         match self {
             UpdateKind::Update => Some(Operation::Up),
             UpdateKind::Refresh => Some(Operation::Refresh),
@@ -43,12 +43,12 @@ impl UpdateKind {
     }
 
     /// Whether the entry may have changed the stack (its resources or its state): all but a preview.
-    pub fn changes_stack(&self) -> bool {
+    pub(crate) fn changes_stack(&self) -> bool {
         *self != UpdateKind::Preview
     }
 
     /// The name a person reads: the runner's operation where there is one, else Pulumi's kind.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         match self {
             UpdateKind::Preview => "preview",
             UpdateKind::Rename => "rename",
@@ -62,7 +62,7 @@ impl UpdateKind {
 
 /// How an entry ended: Pulumi's `UpdateResult`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UpdateResult {
+pub(crate) enum UpdateResult {
     NotStarted,
     InProgress,
     Succeeded,
@@ -71,7 +71,7 @@ pub enum UpdateResult {
 }
 
 impl UpdateResult {
-    pub fn parse(text: &str) -> Self {
+    pub(crate) fn parse(text: &str) -> Self {
         match text {
             "not-started" => UpdateResult::NotStarted,
             "in-progress" => UpdateResult::InProgress,
@@ -81,7 +81,7 @@ impl UpdateResult {
         }
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         match self {
             UpdateResult::NotStarted => "not-started",
             UpdateResult::InProgress => "in-progress",

@@ -2,7 +2,7 @@ use tokio::sync::watch;
 
 /// How hard running work is being stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum CancelLevel {
+pub(crate) enum CancelLevel {
     Running,
     /// Start nothing new; ask running `pulumi` processes to cancel (SIGINT once).
     Graceful,
@@ -12,7 +12,7 @@ pub enum CancelLevel {
 
 /// Shared by the executor, every running project and the signal handler. Only ever escalates.
 #[derive(Debug, Clone)]
-pub struct Cancellation {
+pub(crate) struct Cancellation {
     sender: watch::Sender<CancelLevel>,
 }
 
@@ -23,7 +23,7 @@ impl Default for Cancellation {
 }
 
 impl Cancellation {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self { sender: watch::channel(CancelLevel::Running).0 }
     }
 
@@ -31,16 +31,16 @@ impl Cancellation {
     /// (a history read inside a blocking task, `pulumi stack output` after the run). Outside a
     /// run nothing escalates it: the terminal's Ctrl-C ends the runner, and its children get
     /// SIGINT from the kernel (see `ChildProcess`).
-    pub fn process() -> Self {
+    pub(crate) fn process() -> Self {
         static PROCESS: std::sync::OnceLock<Cancellation> = std::sync::OnceLock::new();
         PROCESS.get_or_init(Cancellation::new).clone()
     }
 
-    pub fn level(&self) -> CancelLevel {
+    pub(crate) fn level(&self) -> CancelLevel {
         *self.sender.borrow()
     }
 
-    pub fn escalate(&self, level: CancelLevel) {
+    pub(crate) fn escalate(&self, level: CancelLevel) {
         self.sender.send_if_modified(|current| {
             if level > *current {
                 *current = level;
@@ -52,7 +52,7 @@ impl Cancellation {
     }
 
     /// Moves to the next level: the first Ctrl-C is graceful, the second kills.
-    pub fn escalate_next(&self) -> CancelLevel {
+    pub(crate) fn escalate_next(&self) -> CancelLevel {
         let next = match self.level() {
             CancelLevel::Running => CancelLevel::Graceful,
             _ => CancelLevel::Kill,
@@ -61,7 +61,7 @@ impl Cancellation {
         next
     }
 
-    pub fn subscribe(&self) -> watch::Receiver<CancelLevel> {
+    pub(crate) fn subscribe(&self) -> watch::Receiver<CancelLevel> {
         self.sender.subscribe()
     }
 }

@@ -24,21 +24,21 @@ use super::{CancelLevel, Cancellation, SignalEscalation};
 
 /// After SIGINT, a child gets this long to stop by itself (Pulumi cancels its operation and
 /// releases its lock; the Automation API waits about 10 s) before its group gets SIGTERM...
-pub const INTERRUPT_GRACE: Duration = Duration::from_secs(30);
+pub(crate) const INTERRUPT_GRACE: Duration = Duration::from_secs(30);
 /// ...and this long after SIGTERM before SIGKILL: nothing is ever waited on forever.
-pub const TERMINATE_GRACE: Duration = Duration::from_secs(10);
+pub(super) const TERMINATE_GRACE: Duration = Duration::from_secs(10);
 /// Output still open after the child exited is read this long, then dropped.
-pub const OUTPUT_GRACE: Duration = Duration::from_millis(500);
+pub(crate) const OUTPUT_GRACE: Duration = Duration::from_millis(500);
 /// A `pulumi` query or a one-value change (outputs, history, `config set`, `cancel`, `version`)
 /// that takes longer than this is stuck.
-pub const QUERY_TIMEOUT: Duration = Duration::from_secs(300);
+pub(crate) const QUERY_TIMEOUT: Duration = Duration::from_secs(300);
 pub(super) const NOT_FOUND: &str = "no such program";
 /// How often a waiting child looks at the clock (escalation, timeout).
 const TICK: Duration = Duration::from_millis(100);
 
 /// How a child ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ChildEnd {
+pub(crate) enum ChildEnd {
     Exited(i32),
     Signaled(i32),
     /// The timeout ran out and the whole group was killed.
@@ -47,16 +47,16 @@ pub enum ChildEnd {
 }
 
 impl ChildEnd {
-    pub fn success(&self) -> bool {
+    pub(crate) fn success(&self) -> bool {
         matches!(self, ChildEnd::Exited(0))
     }
 
     /// The program does not exist (not on PATH, a wrong path).
-    pub fn program_missing(&self) -> bool {
+    pub(crate) fn program_missing(&self) -> bool {
         matches!(self, ChildEnd::SpawnFailed(reason) if reason.ends_with(NOT_FOUND))
     }
 
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             ChildEnd::Exited(code) => format!("exit code {code}"),
             ChildEnd::Signaled(signal) => format!("signal {signal}"),
@@ -68,7 +68,7 @@ impl ChildEnd {
 
 /// What [`ChildProcess::output`] collected.
 #[derive(Debug, Clone)]
-pub struct ChildOutput {
+pub(crate) struct ChildOutput {
     pub end: ChildEnd,
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
@@ -77,28 +77,28 @@ pub struct ChildOutput {
 }
 
 impl ChildOutput {
-    pub fn success(&self) -> bool {
+    pub(crate) fn success(&self) -> bool {
         self.end.success()
     }
 
-    pub fn stdout_text(&self) -> String {
+    pub(crate) fn stdout_text(&self) -> String {
         String::from_utf8_lossy(&self.stdout).into_owned()
     }
 
-    pub fn stderr_text(&self) -> String {
+    pub(crate) fn stderr_text(&self) -> String {
         String::from_utf8_lossy(&self.stderr).into_owned()
     }
 
     /// Why a helper said it failed: its first non-empty stderr line, at most 200 characters (a
     /// surprise further down, a token dumped by mistake, stays out of the message).
-    pub fn stderr_reason(&self) -> String {
+    pub(crate) fn stderr_reason(&self) -> String {
         let stderr = String::from_utf8_lossy(&self.stderr);
         stderr.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or("").chars().take(200).collect()
     }
 }
 
 /// A process to start; see the module's description.
-pub struct ChildProcess {
+pub(crate) struct ChildProcess {
     command: Command,
     program: String,
     stdin: Option<Vec<u8>>,
@@ -112,7 +112,7 @@ pub struct ChildProcess {
 impl ChildProcess {
     // The one place a process is started (clippy.toml): every other caller comes through here.
     #[allow(clippy::disallowed_methods)]
-    pub fn new(program: impl AsRef<OsStr>) -> Self {
+    pub(crate) fn new(program: impl AsRef<OsStr>) -> Self {
         Self {
             command: Command::new(program.as_ref()),
             program: program.as_ref().to_string_lossy().into_owned(),
@@ -125,33 +125,33 @@ impl ChildProcess {
         }
     }
 
-    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
+    pub(crate) fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
         self.command.arg(arg);
         self
     }
 
-    pub fn args<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(mut self, args: I) -> Self {
+    pub(crate) fn args<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(mut self, args: I) -> Self {
         self.command.args(args);
         self
     }
 
-    pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
+    pub(crate) fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
         self.command.current_dir(dir);
         self
     }
 
     /// Exactly these variables, none of the runner's own.
-    pub fn env_clear(mut self) -> Self {
+    pub(crate) fn env_clear(mut self) -> Self {
         self.command.env_clear();
         self
     }
 
-    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
+    pub(crate) fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
         self.command.env(key, value);
         self
     }
 
-    pub fn envs<I, K, V>(mut self, vars: I) -> Self
+    pub(crate) fn envs<I, K, V>(mut self, vars: I) -> Self
     where
         I: IntoIterator<Item = (K, V)>,
         K: AsRef<OsStr>,
@@ -162,23 +162,23 @@ impl ChildProcess {
     }
 
     /// Written to the child's stdin, which then closes (a secret never goes on the command line).
-    pub fn stdin_bytes(mut self, bytes: impl Into<Vec<u8>>) -> Self {
+    pub(crate) fn stdin_bytes(mut self, bytes: impl Into<Vec<u8>>) -> Self {
         self.stdin = Some(bytes.into());
         self
     }
 
     /// Nobody reads stdout: it goes to `/dev/null`.
-    pub fn discard_stdout(mut self) -> Self {
+    pub(crate) fn discard_stdout(mut self) -> Self {
         self.stdout = false;
         self
     }
 
-    pub fn timeout(mut self, timeout: Duration) -> Self {
+    pub(crate) fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
     }
 
-    pub fn spawn(mut self) -> Result<RunningChild, super::SpawnError> {
+    pub(crate) fn spawn(mut self) -> Result<RunningChild, super::SpawnError> {
         let stdout = if self.stdout { Stdio::piped() } else { Stdio::null() };
         let stdin = if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() };
         self.command.stdin(stdin).stdout(stdout).stderr(Stdio::piped()).process_group(0).kill_on_drop(true);
@@ -213,7 +213,7 @@ impl ChildProcess {
     }
 
     /// Runs the child to its end and collects what it printed.
-    pub async fn output(self, cancellation: &Cancellation) -> ChildOutput {
+    pub(crate) async fn output(self, cancellation: &Cancellation) -> ChildOutput {
         let grace = self.output_grace;
         let mut running = match self.spawn() {
             Ok(running) => running,
@@ -239,7 +239,7 @@ impl ChildProcess {
 
     /// [`output`](Self::output) for code that is not async: on a thread of its own with a
     /// runtime of its own, so it works from inside a runtime too.
-    pub fn output_blocking(self, cancellation: &Cancellation) -> ChildOutput {
+    pub(crate) fn output_blocking(self, cancellation: &Cancellation) -> ChildOutput {
         let cancellation = cancellation.clone();
         let program = self.program.clone();
         let failed = |reason: String| ChildOutput {
@@ -262,7 +262,7 @@ impl ChildProcess {
 
 /// A started child. Dropped before it ended (a timeout around it, an aborted task), it kills its
 /// whole group.
-pub struct RunningChild {
+pub(crate) struct RunningChild {
     child: Child,
     pid: Option<i32>,
     deadline: Option<(Instant, Duration)>,
@@ -273,27 +273,27 @@ pub struct RunningChild {
 }
 
 impl RunningChild {
-    pub fn take_stdout(&mut self) -> Option<ChildStdout> {
+    pub(crate) fn take_stdout(&mut self) -> Option<ChildStdout> {
         self.child.stdout.take()
     }
 
-    pub fn take_stderr(&mut self) -> Option<ChildStderr> {
+    pub(crate) fn take_stderr(&mut self) -> Option<ChildStderr> {
         self.child.stderr.take()
     }
 
     /// Its process id, while the runner has it.
-    pub fn pid(&self) -> Option<u32> {
+    pub(crate) fn pid(&self) -> Option<u32> {
         self.pid.and_then(|pid| u32::try_from(pid).ok())
     }
 
     /// The run's cancellation reached the child.
-    pub fn cancelled(&self) -> bool {
+    pub(crate) fn cancelled(&self) -> bool {
         self.signalled > CancelLevel::Running
     }
 
     /// Waits for the child's exit, passing the run's cancellation on. Cancel-safe: it may lose a
     /// `select!` and be called again.
-    pub async fn wait(&mut self, cancellation: &Cancellation) -> ChildEnd {
+    pub(crate) async fn wait(&mut self, cancellation: &Cancellation) -> ChildEnd {
         if let Some(end) = &self.end {
             return end.clone();
         }

@@ -1,7 +1,7 @@
 /// Whether process `pid` still exists on this host. Signal 0 checks existence without touching the process; EPERM means it exists.
 /// A zombie (state `Z` in `/proc/PID/stat`) has exited and only waits for its parent to reap it:
 /// it holds nothing any more, so it counts as gone.
-pub fn process_alive(pid: u32) -> bool {
+pub(crate) fn process_alive(pid: u32) -> bool {
     let Ok(pid) = i32::try_from(pid) else { return false };
     if pid <= 0 {
         return false;

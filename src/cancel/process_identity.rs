@@ -4,7 +4,7 @@
 
 /// When process `pid` started, in seconds since the epoch (to the clock tick); `None` when it
 /// is gone or unreadable.
-pub fn process_start_time(pid: u32) -> Option<f64> {
+pub(crate) fn process_start_time(pid: u32) -> Option<f64> {
     let ticks = read_stat(pid)?.start_ticks;
     let per_second = rustix::param::clock_ticks_per_second();
     Some(boot_time()? + ticks as f64 / per_second as f64)
@@ -15,20 +15,20 @@ pub fn process_start_time(pid: u32) -> Option<f64> {
 /// reused within minutes on a busy host (`pid_max` is often 32768): whatever decides that a
 /// recorded process is gone, or that a process is one of its children, asks this.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ProcessIdentity {
+pub(crate) struct ProcessIdentity {
     pub pid: u32,
     pub start_ticks: u64,
 }
 
 impl ProcessIdentity {
     /// The process `pid` names now; `None` when there is none (or it is a zombie).
-    pub fn of(pid: u32) -> Option<Self> {
+    pub(crate) fn of(pid: u32) -> Option<Self> {
         let stat = read_stat(pid)?;
         (!stat.zombie).then_some(Self { pid, start_ticks: stat.start_ticks })
     }
 
     /// This process. Its start is read once: it never changes.
-    pub fn current() -> Self {
+    pub(crate) fn current() -> Self {
         static CURRENT: std::sync::OnceLock<ProcessIdentity> = std::sync::OnceLock::new();
         *CURRENT.get_or_init(|| {
             let pid = std::process::id();
@@ -39,17 +39,17 @@ impl ProcessIdentity {
 
     /// True while this very process runs: not after it exited (a zombie holds nothing), and not
     /// for another process that got its pid since.
-    pub fn is_running(&self) -> bool {
+    pub(crate) fn is_running(&self) -> bool {
         Self::of(self.pid) == Some(*self)
     }
 
     /// `PID.TICKS`, as written into marks and records.
-    pub fn token(&self) -> String {
+    pub(crate) fn token(&self) -> String {
         format!("{}.{}", self.pid, self.start_ticks)
     }
 
     /// Reads [`Self::token`] back; `None` for anything else (a bare pid included).
-    pub fn parse(token: &str) -> Option<Self> {
+    pub(crate) fn parse(token: &str) -> Option<Self> {
         let (pid, ticks) = token.split_once('.')?;
         Some(Self { pid: pid.parse().ok()?, start_ticks: ticks.parse().ok()? })
     }
@@ -58,7 +58,7 @@ impl ProcessIdentity {
 /// Whether the process a record names still runs: by its identity when the record has its start
 /// tick, else (a record written before the tick was kept) by its pid alone, which keeps an old
 /// record "running" rather than ever judging a live process gone.
-pub fn recorded_process_runs(pid: u32, start_ticks: Option<u64>) -> bool {
+pub(crate) fn recorded_process_runs(pid: u32, start_ticks: Option<u64>) -> bool {
     match start_ticks {
         Some(start_ticks) => ProcessIdentity { pid, start_ticks }.is_running(),
         None => super::process_alive(pid),
@@ -97,7 +97,7 @@ fn namespace_pids(status: &str) -> Vec<u32> {
 /// that shares this host's name (a container): this process lives in a nested namespace (its
 /// parent's processes are out of sight), or a process seen from here has `pid` as its pid in an
 /// inner namespace.
-pub fn pid_may_live_elsewhere(pid: u32) -> bool {
+pub(crate) fn pid_may_live_elsewhere(pid: u32) -> bool {
     let own = std::fs::read_to_string("/proc/self/status").map(|status| namespace_pids(&status)).unwrap_or_default();
     if own.len() != 1 {
         return true;

@@ -23,7 +23,7 @@ fn pid(raw: i32) -> Option<Pid> {
 }
 
 /// Sends `raw` to process `pid`; true when it was delivered.
-pub fn signal_process(pid: i32, raw: i32) -> bool {
+pub(crate) fn signal_process(pid: i32, raw: i32) -> bool {
     match (self::pid(pid), signal(raw)) {
         (Some(pid), Some(signal)) => rustix::process::kill_process(pid, signal).is_ok(),
         _ => false,
@@ -31,7 +31,7 @@ pub fn signal_process(pid: i32, raw: i32) -> bool {
 }
 
 /// Sends `raw` to every process of the group `leader` leads; true when it was delivered.
-pub fn signal_group(leader: i32, raw: i32) -> bool {
+pub(crate) fn signal_group(leader: i32, raw: i32) -> bool {
     match (self::pid(leader), signal(raw)) {
         (Some(leader), Some(signal)) => rustix::process::kill_process_group(leader, signal).is_ok(),
         _ => false,
@@ -40,7 +40,7 @@ pub fn signal_group(leader: i32, raw: i32) -> bool {
 
 /// Whether process `pid` exists: signal 0 checks without touching it; EPERM means it exists
 /// under another user.
-pub fn process_exists(pid: i32) -> bool {
+pub(crate) fn process_exists(pid: i32) -> bool {
     let Some(pid) = self::pid(pid) else { return false };
     match rustix::process::test_kill_process(pid) {
         Ok(()) => true,

@@ -4,24 +4,24 @@
 use std::time::{Duration, Instant};
 
 #[derive(Debug)]
-pub struct SignalEscalation {
+pub(crate) struct SignalEscalation {
     interrupt_grace: Duration,
     terminate_grace: Duration,
     last: Option<(i32, Instant)>,
 }
 
 impl SignalEscalation {
-    pub fn new(interrupt_grace: Duration, terminate_grace: Duration) -> Self {
+    pub(crate) fn new(interrupt_grace: Duration, terminate_grace: Duration) -> Self {
         Self { interrupt_grace, terminate_grace, last: None }
     }
 
     /// Notes a signal the caller sent.
-    pub fn signalled(&mut self, signal: i32) {
+    pub(crate) fn signalled(&mut self, signal: i32) {
         self.last = Some((signal, Instant::now()));
     }
 
     /// The next signal to send now, if the last one's grace has run out.
-    pub fn due(&mut self) -> Option<i32> {
+    pub(crate) fn due(&mut self) -> Option<i32> {
         self.due_at(Instant::now())
     }
 

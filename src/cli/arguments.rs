@@ -46,7 +46,7 @@ here: by name from PATH, or by the full path of `./target/release/runner`.";
 /// Deploy a web of Pulumi projects as one unit: ordered as a dependency graph, run in parallel.
 #[derive(Debug, Parser)]
 #[command(name = "runner", version, about, after_help = AFTER_HELP, propagate_version = true)]
-pub struct Arguments {
+pub(crate) struct Arguments {
     #[command(flatten)]
     pub global: super::global_arguments::GlobalArguments,
 
@@ -55,7 +55,7 @@ pub struct Arguments {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum CommandArguments {
+pub(crate) enum CommandArguments {
     /// List the provider definitions in `providers/` (and the built-in ones in a MARA checkout).
     #[command(alias = "list-providers")]
     Providers,
@@ -101,20 +101,20 @@ pub enum CommandArguments {
 }
 
 #[derive(Debug, Args)]
-pub struct ConfigArguments {
+pub(crate) struct ConfigArguments {
     #[command(subcommand)]
     pub action: ConfigAction,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum ConfigAction {
+pub(crate) enum ConfigAction {
     /// Set one key: plain values go to `config/pulumi/Pulumi.<stack>.yaml`, secrets through
     /// `pulumi config set --secret` with the backend and passphrase a run uses (value on stdin).
     Set(ConfigSetArguments),
 }
 
 #[derive(Debug, Args)]
-pub struct ConfigSetArguments {
+pub(crate) struct ConfigSetArguments {
     #[command(flatten)]
     pub stack: StackArguments,
 
@@ -138,20 +138,20 @@ pub struct ConfigSetArguments {
 }
 
 #[derive(Debug, Args)]
-pub struct DoctorArguments {
+pub(crate) struct DoctorArguments {
     #[command(flatten)]
     pub provider: ProviderArguments,
 }
 
 #[derive(Debug, Args)]
-pub struct CompletionsArguments {
+pub(crate) struct CompletionsArguments {
     /// The shell to complete in.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]
-pub struct HistoryArguments {
+pub(crate) struct HistoryArguments {
     /// Only runs of this stack.
     #[arg(long, short = 's', value_name = "NAME")]
     pub stack: Option<String>,
@@ -162,7 +162,7 @@ pub struct HistoryArguments {
 }
 
 #[derive(Debug, Args)]
-pub struct ProviderArguments {
+pub(crate) struct ProviderArguments {
     /// Provider definition to use: a name from `runner providers`.
     #[arg(long, short = 'p', value_name = "NAME")]
     pub provider: String,
@@ -186,7 +186,7 @@ pub struct ProviderArguments {
          with the remote's default branch, else `HEAD~1`) plus uncommitted ones"
     )),
 )]
-pub struct ShowArguments {
+pub(crate) struct ShowArguments {
     #[command(flatten)]
     pub provider: ProviderArguments,
 
@@ -223,7 +223,7 @@ pub struct ShowArguments {
 }
 
 #[derive(Debug, Args)]
-pub struct TimelineArguments {
+pub(crate) struct TimelineArguments {
     /// Run id from `runner history`; the latest run by default.
     #[arg(value_name = "RUN")]
     pub run: Option<String>,
@@ -238,14 +238,14 @@ pub struct TimelineArguments {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TimelineFormat {
+pub(crate) enum TimelineFormat {
     Svg,
     Mermaid,
 }
 
 /// Which projects to run; by default all of them.
 #[derive(Debug, Args, Default)]
-pub struct SelectionArguments {
+pub(crate) struct SelectionArguments {
     /// Run only these projects (paths as `runner show` prints them); may be repeated.
     #[arg(long, value_name = "PROJECT", num_args = 1..)]
     pub only: Vec<String>,
@@ -277,7 +277,7 @@ pub struct SelectionArguments {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ShowFormat {
+pub(crate) enum ShowFormat {
     Tree,
     Dot,
     Mermaid,
@@ -285,7 +285,7 @@ pub enum ShowFormat {
 }
 
 #[derive(Debug, Args)]
-pub struct StackArguments {
+pub(crate) struct StackArguments {
     #[command(flatten)]
     pub provider: ProviderArguments,
 
@@ -295,7 +295,7 @@ pub struct StackArguments {
 }
 
 #[derive(Debug, Args)]
-pub struct UnlockArguments {
+pub(crate) struct UnlockArguments {
     #[command(flatten)]
     pub stack: StackArguments,
 
@@ -306,7 +306,7 @@ pub struct UnlockArguments {
 }
 
 #[derive(Debug, Args)]
-pub struct RunArguments {
+pub(crate) struct RunArguments {
     #[command(flatten)]
     pub stack: StackArguments,
 
@@ -359,7 +359,7 @@ pub struct RunArguments {
 }
 
 #[derive(Debug, Args)]
-pub struct OutputsArguments {
+pub(crate) struct OutputsArguments {
     #[command(flatten)]
     pub stack: StackArguments,
 

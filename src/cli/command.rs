@@ -6,7 +6,7 @@ use crate::plan::Operation;
 
 /// A validated command, ready to execute.
 #[derive(Debug)]
-pub enum Command {
+pub(crate) enum Command {
     Providers,
     Show(ShowSettings),
     Validate(StackSettings),
@@ -28,7 +28,7 @@ pub enum Command {
 
 impl Command {
     /// Turns parsed arguments into settings; reads only what validation needs (the environment file).
-    pub fn from_arguments(arguments: Arguments) -> Result<(Settings, Command)> {
+    pub(crate) fn from_arguments(arguments: Arguments) -> Result<(Settings, Command)> {
         // Completions need no repository.
         if let CommandArguments::Completions(completions) = &arguments.command {
             let root = RepositoryRoot::unchecked(&std::env::current_dir().unwrap_or_default());

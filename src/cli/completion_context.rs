@@ -11,14 +11,14 @@ use crate::provider::ProviderCatalog;
 /// subcommand as MARA writes it). Every lookup yields nothing rather than an error: a broken
 /// repository must not put messages into the middle of a command line.
 #[derive(Debug, Clone, Default)]
-pub struct CompletionContext {
+pub(crate) struct CompletionContext {
     root: Option<RepositoryRoot>,
     provider: Option<String>,
 }
 
 /// Which values an argument takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CompletedValue {
+pub(crate) enum CompletedValue {
     Provider,
     Stack,
     Project,
@@ -26,7 +26,7 @@ pub enum CompletedValue {
 
 impl CompletionContext {
     /// `words`: the command line as the shell splits it, the program's name first.
-    pub fn from_words(words: &[String], current_dir: &Path) -> Self {
+    pub(crate) fn from_words(words: &[String], current_dir: &Path) -> Self {
         let mut root = None;
         let mut provider = None;
         for (index, word) in words.iter().enumerate().skip(1) {
@@ -53,7 +53,7 @@ impl CompletionContext {
     }
 
     /// The candidates for `value` that start with what is typed so far.
-    pub fn complete(&self, value: CompletedValue, current: &OsStr) -> Vec<CompletionCandidate> {
+    pub(crate) fn complete(&self, value: CompletedValue, current: &OsStr) -> Vec<CompletionCandidate> {
         let current = current.to_string_lossy();
         let candidates = match value {
             CompletedValue::Provider => self.providers(),
@@ -68,7 +68,7 @@ impl CompletionContext {
     }
 
     /// Provider names with their descriptions; one that does not load still completes.
-    pub fn providers(&self) -> Vec<(String, String)> {
+    pub(crate) fn providers(&self) -> Vec<(String, String)> {
         let Some(catalog) = self.catalog() else { return Vec::new() };
         let names = catalog.names().unwrap_or_default();
         names
@@ -81,13 +81,13 @@ impl CompletionContext {
     }
 
     /// `config/pulumi/Pulumi.<stack>.yaml`, sorted.
-    pub fn stacks(&self) -> Vec<String> {
+    pub(crate) fn stacks(&self) -> Vec<String> {
         self.root.as_ref().map(RepositoryRoot::stack_names).unwrap_or_default()
     }
 
     /// Project paths with their descriptions: of the provider on the command line when it is a
     /// known one, else of every provider that loads.
-    pub fn projects(&self) -> Vec<(String, String)> {
+    pub(crate) fn projects(&self) -> Vec<(String, String)> {
         let Some(catalog) = self.catalog() else { return Vec::new() };
         let names = catalog.names().unwrap_or_default();
         let chosen: Vec<String> = match &self.provider {

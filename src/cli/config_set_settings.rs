@@ -2,7 +2,7 @@ use super::StackSettings;
 
 /// `runner config set`, validated: one value for the stack a run would read it from.
 #[derive(Debug)]
-pub struct ConfigSetSettings {
+pub(crate) struct ConfigSetSettings {
     pub stack: StackSettings,
     pub key: String,
     /// `None`: read from stdin (a secret is never taken from the command line).

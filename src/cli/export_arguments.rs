@@ -22,13 +22,13 @@ Examples:
                                      the operator's rules";
 
 #[derive(Debug, Args)]
-pub struct ExportArguments {
+pub(crate) struct ExportArguments {
     #[command(subcommand)]
     pub target: ExportTarget,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum ExportTarget {
+pub(crate) enum ExportTarget {
     /// One `Stack` resource of the Pulumi Kubernetes Operator per project, as a YAML stream on stdout.
     #[command(after_help = PKO_AFTER_HELP)]
     Pko(Box<PkoExportArguments>),
@@ -44,7 +44,7 @@ pub enum ExportTarget {
 
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("revision").required(true).multiple(false).args(["git_branch", "git_commit"])))]
-pub struct PkoExportArguments {
+pub(crate) struct PkoExportArguments {
     #[command(flatten)]
     pub stack: StackArguments,
 
@@ -97,7 +97,7 @@ Examples:
       --check .github/workflows/deploy.yml";
 
 #[derive(Debug, Args)]
-pub struct CiExportArguments {
+pub(crate) struct CiExportArguments {
     #[command(flatten)]
     pub stack: StackArguments,
 
@@ -124,7 +124,7 @@ pub struct CiExportArguments {
 }
 
 #[derive(Debug, Args)]
-pub struct CheckExportArguments {
+pub(crate) struct CheckExportArguments {
     /// The YAML stream to check; `-` reads stdin.
     pub file: PathBuf,
 }

@@ -9,7 +9,7 @@ use crate::export::GitSource;
 use crate::plan::Operation;
 
 #[derive(Debug, Clone)]
-pub enum ExportSettings {
+pub(crate) enum ExportSettings {
     Pko(Box<PkoExportSettings>),
     /// `runner export github-actions` and `runner export gitlab-ci`.
     Ci(Box<CiExportSettings>),
@@ -19,7 +19,7 @@ pub enum ExportSettings {
 
 /// `runner export pko`, with the git source already checked.
 #[derive(Debug, Clone)]
-pub struct PkoExportSettings {
+pub(crate) struct PkoExportSettings {
     pub stack: StackSettings,
     pub namespace: String,
     pub git: GitSource,
@@ -30,7 +30,7 @@ pub struct PkoExportSettings {
 }
 
 impl ExportSettings {
-    pub fn from_arguments(arguments: ExportArguments, root: &RepositoryRoot) -> Result<Self> {
+    pub(crate) fn from_arguments(arguments: ExportArguments, root: &RepositoryRoot) -> Result<Self> {
         match arguments.target {
             ExportTarget::Pko(pko) => Ok(Self::Pko(Box::new(PkoExportSettings::from_arguments(*pko, root)?))),
             ExportTarget::GithubActions(ci) => {
@@ -60,14 +60,14 @@ impl PkoExportSettings {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CiSystem {
+pub(crate) enum CiSystem {
     GitHubActions,
     GitLabCi,
 }
 
 /// `runner export github-actions|gitlab-ci`.
 #[derive(Debug, Clone)]
-pub struct CiExportSettings {
+pub(crate) struct CiExportSettings {
     pub system: CiSystem,
     pub stack: StackSettings,
     pub operation: Operation,

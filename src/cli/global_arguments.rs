@@ -4,7 +4,7 @@ use super::output_style::ProgressMode;
 
 /// The options every command takes.
 #[derive(Debug, clap::Args)]
-pub struct GlobalArguments {
+pub(crate) struct GlobalArguments {
     /// Repository root (the folder holding `providers/`, or a MARA checkout); found from the current folder upward by default.
     #[arg(long, global = true, value_name = "DIR")]
     pub root: Option<PathBuf>,

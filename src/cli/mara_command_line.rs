@@ -18,7 +18,7 @@ const IGNORE_BOTH: &[&str] = &["providers", "list-providers"];
 
 /// Moves `-p/--provider` and `-s/--stack` given before the subcommand to just after it.
 /// Anything else is left where it is, for clap to judge.
-pub fn reorder_mara_options<I, T>(args: I) -> Vec<OsString>
+pub(crate) fn reorder_mara_options<I, T>(args: I) -> Vec<OsString>
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString>,

@@ -16,16 +16,16 @@ mod settings;
 mod shell_completion;
 mod timeline_settings;
 
-pub use arguments::{Arguments, ShowFormat, TimelineFormat};
-pub use command::Command;
-pub use config_set_settings::ConfigSetSettings;
-pub use export_settings::{CiExportSettings, CiSystem, ExportSettings, PkoExportSettings};
-pub use mara_command_line::reorder_mara_options;
-pub use output_style::OutputStyle;
-pub use report_arguments::MergeFormat;
-pub use report_target::ReportTarget;
-pub use settings::{
+pub(crate) use arguments::{Arguments, ShowFormat, TimelineFormat};
+pub(crate) use command::Command;
+pub(crate) use config_set_settings::ConfigSetSettings;
+pub(crate) use export_settings::{CiExportSettings, CiSystem, ExportSettings, PkoExportSettings};
+pub(crate) use mara_command_line::reorder_mara_options;
+pub(crate) use output_style::OutputStyle;
+pub(crate) use report_arguments::MergeFormat;
+pub(crate) use report_target::ReportTarget;
+pub(crate) use settings::{
     HistorySettings, OutputsSettings, ProviderSettings, RunSettings, Settings, ShowSettings, StackSettings,
 };
-pub use shell_completion::ShellCompletion;
-pub use timeline_settings::TimelineSettings;
+pub(crate) use shell_completion::ShellCompletion;
+pub(crate) use timeline_settings::TimelineSettings;

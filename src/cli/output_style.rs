@@ -2,7 +2,7 @@ use std::io::IsTerminal;
 
 /// `--progress`: how a run shows its progress.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum ProgressMode {
+pub(crate) enum ProgressMode {
     // No doc comments: clap would print each as help and turn `--help` into its long form.
     #[default]
     Auto,
@@ -12,7 +12,7 @@ pub enum ProgressMode {
 
 /// How to print for whoever is reading: a person at a terminal, or a log file in CI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OutputStyle {
+pub(crate) struct OutputStyle {
     /// stderr is a terminal and the progress mode draws live lines there; decided once, for
     /// every reporter. CI engines that give a step a terminal (`act`, Buildkite, Jenkins with a
     /// pty) set `CI`, and get plain lines under `auto`, as `pulumi` does.
@@ -27,7 +27,7 @@ pub struct OutputStyle {
 }
 
 impl OutputStyle {
-    pub fn detect(progress: ProgressMode) -> Self {
+    pub(crate) fn detect(progress: ProgressMode) -> Self {
         let terminal = std::io::stderr().is_terminal();
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
         let dumb = std::env::var("TERM").is_ok_and(|term| term == "dumb");

@@ -3,13 +3,13 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand, ValueEnum};
 
 #[derive(Debug, Args)]
-pub struct ReportArguments {
+pub(crate) struct ReportArguments {
     #[command(subcommand)]
     pub action: ReportAction,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum ReportAction {
+pub(crate) enum ReportAction {
     /// Merge JSON reports (`--report json=FILE`, e.g. one per CI job) into one summary on stdout.
     ///
     /// Exits 3 when the reports are of `drift` and a project drifted, as `runner drift` does:
@@ -18,7 +18,7 @@ pub enum ReportAction {
 }
 
 #[derive(Debug, Args)]
-pub struct ReportMergeArguments {
+pub(crate) struct ReportMergeArguments {
     /// `markdown` (a table and each failure with Pulumi's error) or `junit` (one case per project).
     #[arg(long, value_enum, default_value_t = MergeFormat::Markdown)]
     pub format: MergeFormat,
@@ -33,7 +33,7 @@ pub struct ReportMergeArguments {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MergeFormat {
+pub(crate) enum MergeFormat {
     Markdown,
     Junit,
 }

@@ -1,7 +1,7 @@
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReportTarget {
+pub(crate) enum ReportTarget {
     Json(PathBuf),
     Junit(PathBuf),
     /// Resource changes per project, for a pull request or `$GITHUB_STEP_SUMMARY`.
@@ -10,7 +10,7 @@ pub enum ReportTarget {
 
 impl ReportTarget {
     /// The file the report goes to, whatever its kind.
-    pub fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         match self {
             ReportTarget::Json(path) | ReportTarget::Junit(path) | ReportTarget::Markdown(path) => path.clone(),
         }

@@ -11,19 +11,19 @@ use crate::plan::{Operation, Selection};
 
 /// What every command needs: where the repository is and how to print.
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub root: RepositoryRoot,
     pub style: OutputStyle,
 }
 
 #[derive(Debug, Clone)]
-pub struct ProviderSettings {
+pub(crate) struct ProviderSettings {
     pub name: String,
     pub projects_root: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone)]
-pub struct ShowSettings {
+pub(crate) struct ShowSettings {
     pub provider: ProviderSettings,
     pub format: ShowFormat,
     pub operation: Operation,
@@ -37,21 +37,21 @@ pub struct ShowSettings {
 }
 
 #[derive(Debug, Clone)]
-pub struct HistorySettings {
+pub(crate) struct HistorySettings {
     pub stack: Option<String>,
     pub limit: usize,
 }
 
 /// A provider and a stack, with the environment file read and the stack name agreed.
 #[derive(Debug, Clone)]
-pub struct StackSettings {
+pub(crate) struct StackSettings {
     pub provider: ProviderSettings,
     pub stack: String,
     pub environment: EnvironmentFile,
 }
 
 #[derive(Debug, Clone)]
-pub struct RunSettings {
+pub(crate) struct RunSettings {
     pub stack: StackSettings,
     pub operation: Operation,
     pub parallelism: usize,
@@ -73,7 +73,7 @@ pub struct RunSettings {
 
 /// `runner outputs`: which projects, and how to print their outputs.
 #[derive(Debug, Clone)]
-pub struct OutputsSettings {
+pub(crate) struct OutputsSettings {
     pub stack: StackSettings,
     pub selection: Selection,
     pub json: bool,
@@ -83,7 +83,7 @@ pub struct OutputsSettings {
 }
 
 impl OutputsSettings {
-    pub fn from_arguments(arguments: super::arguments::OutputsArguments, root: &RepositoryRoot) -> Result<Self> {
+    pub(crate) fn from_arguments(arguments: super::arguments::OutputsArguments, root: &RepositoryRoot) -> Result<Self> {
         Ok(Self {
             stack: StackSettings::from_arguments(arguments.stack, root)?,
             selection: arguments.selection.into(),
@@ -95,13 +95,13 @@ impl OutputsSettings {
 }
 
 impl ProviderSettings {
-    pub fn from_arguments(arguments: ProviderArguments) -> Self {
+    pub(crate) fn from_arguments(arguments: ProviderArguments) -> Self {
         Self { name: arguments.provider, projects_root: arguments.projects_root }
     }
 }
 
 impl ShowSettings {
-    pub fn from_arguments(arguments: ShowArguments) -> Self {
+    pub(crate) fn from_arguments(arguments: ShowArguments) -> Self {
         Self {
             provider: ProviderSettings::from_arguments(arguments.provider),
             format: arguments.format,
@@ -115,7 +115,7 @@ impl ShowSettings {
 }
 
 impl StackSettings {
-    pub fn from_arguments(arguments: StackArguments, root: &RepositoryRoot) -> Result<Self> {
+    pub(crate) fn from_arguments(arguments: StackArguments, root: &RepositoryRoot) -> Result<Self> {
         let environment = EnvironmentFile::load(&root.environment_file())?;
         let home = std::env::var("HOME").ok();
         crate::pulumi::refuse_home_without_home(&environment, home.as_deref())?;
@@ -125,7 +125,7 @@ impl StackSettings {
 }
 
 impl RunSettings {
-    pub fn from_arguments(arguments: RunArguments, operation: Operation, root: &RepositoryRoot) -> Result<Self> {
+    pub(crate) fn from_arguments(arguments: RunArguments, operation: Operation, root: &RepositoryRoot) -> Result<Self> {
         let interactive = !arguments.non_interactive && !ci_job() && std::io::stdin().is_terminal();
         Ok(Self {
             stack: StackSettings::from_arguments(arguments.stack, root)?,
@@ -162,7 +162,7 @@ impl From<SelectionArguments> for Selection {
 }
 
 impl HistorySettings {
-    pub fn from_arguments(arguments: HistoryArguments) -> Self {
+    pub(crate) fn from_arguments(arguments: HistoryArguments) -> Self {
         Self { stack: arguments.stack, limit: arguments.limit }
     }
 }

@@ -13,17 +13,17 @@ use crate::exit_status::ExitStatus;
 /// Dynamic shell completion: the script a shell sources only registers `runner` as its own
 /// completer, so providers, stacks and project paths come from the repository at hand each time
 /// rather than from a list frozen when the script was written.
-pub struct ShellCompletion;
+pub(crate) struct ShellCompletion;
 
 impl ShellCompletion {
     /// Set by the registered script when the shell asks for completions. Not clap's usual
     /// `COMPLETE`: a variable of that common name in a CI job would stop every run.
-    pub const VARIABLE: &'static str = "RUNNER_COMPLETE";
+    pub(crate) const VARIABLE: &'static str = "RUNNER_COMPLETE";
 
     /// Answers the shell when it is asking (the variable is set); `None` for an ordinary run.
     /// A completion prints candidates or nothing: never a panic or an error message, which
     /// would land in the middle of the user's command line.
-    pub fn answer(args: &[OsString]) -> Option<ExitStatus> {
+    pub(crate) fn answer(args: &[OsString]) -> Option<ExitStatus> {
         let asked = std::env::var_os(Self::VARIABLE).is_some_and(|value| !value.is_empty() && value != "0");
         if !asked {
             return None;
@@ -59,7 +59,7 @@ impl ShellCompletion {
 
     /// The command line with completers on every argument that names a provider, a stack or a
     /// project.
-    pub fn command(context: &Arc<CompletionContext>) -> clap::Command {
+    pub(crate) fn command(context: &Arc<CompletionContext>) -> clap::Command {
         // MARA's order, `runner -p aws -s dev up`, is rewritten before clap parses a run; the
         // completer sees the words as typed, so it learns the two options before the verb.
         let mara_order = Arguments::command()
@@ -70,7 +70,7 @@ impl ShellCompletion {
 
     /// The script that registers `runner` as `shell`'s completer for itself; `completer` is how
     /// the shell will call it (the program as invoked, made absolute when given as a path).
-    pub fn registration(shell: clap_complete::Shell, completer: &OsStr) -> Option<String> {
+    pub(crate) fn registration(shell: clap_complete::Shell, completer: &OsStr) -> Option<String> {
         let shells = Shells::builtins();
         let env_shell = shells.completer(&shell.to_string())?;
         let mut completer = PathBuf::from(completer);

@@ -4,7 +4,7 @@ use super::arguments::{TimelineArguments, TimelineFormat};
 
 /// `runner timeline [RUN] [--format svg|mermaid] [-o FILE]`.
 #[derive(Debug, Clone)]
-pub struct TimelineSettings {
+pub(crate) struct TimelineSettings {
     pub run: Option<String>,
     pub format: TimelineFormat,
     pub output: Option<PathBuf>,

@@ -12,7 +12,7 @@ use crate::pulumi::{Backend, ChildEnvironment};
 
 /// `runner config set`: writes one value where a run reads it, with the backend, passphrase and
 /// config file the runner itself would use, so the command works exactly as printed in hints.
-pub fn config_set(settings: &Settings, request: &ConfigSetSettings) -> Result<ExitStatus> {
+pub(crate) fn config_set(settings: &Settings, request: &ConfigSetSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &request.stack.provider)?;
     if let Some(project) = &request.project {
         if loaded.graph.node_of(&ProjectPath::new(project)).is_none() {

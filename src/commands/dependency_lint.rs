@@ -11,13 +11,17 @@ const STACK_REFERENCE: &str = "pulumi:pulumi:StackReference";
 
 /// A project that reads another project's outputs without depending on it: a race.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UndeclaredReference {
+pub(crate) struct UndeclaredReference {
     pub message: String,
 }
 
 /// Reads each project's StackReferences, from its YAML program and from its deployed state,
 /// and reports those that point at a project the provider does not order before it.
-pub fn undeclared_references(loaded: &LoadedProvider, backend: &Backend, stack: &str) -> Vec<UndeclaredReference> {
+pub(crate) fn undeclared_references(
+    loaded: &LoadedProvider,
+    backend: &Backend,
+    stack: &str,
+) -> Vec<UndeclaredReference> {
     let graph = &loaded.graph;
     let manifests: Vec<Option<PulumiManifest>> =
         graph.projects().iter().map(|p| PulumiManifest::load(&loaded.provider.dir_of(p)).ok()).collect();

@@ -4,7 +4,7 @@ use crate::exit_status::ExitStatus;
 
 /// Runs a validated command. It lives here, not in `cli/`, so `cli` (arguments -> settings)
 /// stays below `commands` (settings -> work) and the two never import each other.
-pub fn execute(command: Command, settings: &Settings) -> Result<ExitStatus> {
+pub(crate) fn execute(command: Command, settings: &Settings) -> Result<ExitStatus> {
     match command {
         Command::Providers => super::list_providers(settings),
         Command::Show(show) => super::show(settings, &show),

@@ -12,7 +12,7 @@ fn drifted(record: &ProjectRecord) -> bool {
 /// The last `drift` result of a project: `drifted (2): update aws:... x, ...`, `no drift`, or `-`.
 /// A verdict older than the stack's newest update in the backend (`changed`, seconds since the
 /// epoch) says so: it no longer describes the stack.
-pub fn last_drift(runs: &[RunRecord], project: &str, changed: Option<f64>) -> String {
+pub(super) fn last_drift(runs: &[RunRecord], project: &str, changed: Option<f64>) -> String {
     let last = runs.iter().rev().filter(|run| run.operation == Operation::Drift).find_map(|run| {
         run.project(project).filter(|record| record.result != ProjectState::Pending).map(|record| (run, record))
     });
@@ -35,7 +35,7 @@ pub fn last_drift(runs: &[RunRecord], project: &str, changed: Option<f64>) -> St
 }
 
 /// For `history`: `, 2 drifted` on drift runs.
-pub fn drift_suffix(run: &RunRecord) -> String {
+pub(super) fn drift_suffix(run: &RunRecord) -> String {
     if run.operation != Operation::Drift {
         return String::new();
     }

@@ -8,7 +8,7 @@ use crate::history::{ProjectState, RunRecord, RunState, RunStore};
 use crate::text::counted;
 
 /// `runner history`: a header, then one line per recorded run, newest last, each with its result.
-pub fn history(settings: &Settings, history: &HistorySettings) -> Result<ExitStatus> {
+pub(crate) fn history(settings: &Settings, history: &HistorySettings) -> Result<ExitStatus> {
     let state_dir = settings.root.state_dir();
     let runs: Vec<_> = RunStore::new(&state_dir)
         .runs()

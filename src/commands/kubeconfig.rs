@@ -10,7 +10,7 @@ use crate::pulumi::{Backend, ChildEnvironment};
 /// `runner kubeconfig`: installs the kubeconfig of every `provides_cluster` project the way its
 /// `kubeconfig` hook does, read again from that project's stack outputs. A CI job on another
 /// machine than the cluster's job gets the cluster this way, never as a copied file.
-pub fn kubeconfig(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> {
+pub(super) fn kubeconfig(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &stack.provider)?;
     let providers: Vec<_> = loaded
         .provider

@@ -9,7 +9,7 @@ use crate::plan::{ExecutionPlan, Operation};
 use crate::pulumi::{Backend, ChildEnvironment};
 
 /// `runner outputs`: every selected project's stack outputs, in plan order, on stdout.
-pub fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitStatus> {
+pub(crate) fn outputs(settings: &Settings, outputs: &OutputsSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &outputs.stack.provider)?;
     let mut environment = ChildEnvironment::build(std::env::vars(), &outputs.stack.environment, &settings.root);
     let backend = Backend::from_environment(&environment);

@@ -6,7 +6,7 @@ use crate::exit_status::ExitStatus;
 use crate::provider::{ProviderCatalog, ProviderOrigin};
 
 /// `runner providers`: one line per provider, name, description and where it is defined, on stdout.
-pub fn list_providers(settings: &Settings) -> Result<ExitStatus> {
+pub(crate) fn list_providers(settings: &Settings) -> Result<ExitStatus> {
     let catalog = ProviderCatalog::new(settings.root.clone());
     let names = catalog.names()?;
     let mut rows = Vec::new();

@@ -7,7 +7,7 @@ use crate::report::MergedReport;
 
 /// `runner report merge`: the reports of a pipeline's jobs as one summary. A job that was
 /// skipped left no report: its folder may be missing or empty, which is no error.
-pub fn report_merge(format: MergeFormat, inputs: &[PathBuf], expected: &[String]) -> Result<ExitStatus> {
+pub(super) fn report_merge(format: MergeFormat, inputs: &[PathBuf], expected: &[String]) -> Result<ExitStatus> {
     let mut files = Vec::new();
     for input in inputs {
         if input.is_dir() {

@@ -12,7 +12,7 @@ use crate::exit_status::ExitStatus;
 use crate::render::{self, TreeLayout};
 
 /// `runner show`: the plan drawn on stdout; nothing runs.
-pub fn show(settings: &Settings, show: &ShowSettings) -> Result<ExitStatus> {
+pub(crate) fn show(settings: &Settings, show: &ShowSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &show.provider)?;
     let selected = super::select_with_affected(settings, &loaded, &show.selection, None)?;
     let plan = super::planned(settings, &loaded, show.operation, &selected, None, &show.pools)?;

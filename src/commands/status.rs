@@ -9,7 +9,7 @@ use crate::history::{ProjectState, RunStore};
 use crate::pulumi::BackendStacks;
 
 /// `runner status`: for every project of the provider, its last recorded operation and result.
-pub fn status(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> {
+pub(crate) fn status(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &stack.provider)?;
     let runs = RunStore::new(&settings.root.state_dir()).runs_of(&loaded.provider.name, &stack.stack);
     let environment = crate::pulumi::ChildEnvironment::build(std::env::vars(), &stack.environment, &settings.root);

@@ -5,7 +5,7 @@ use crate::history::{RunStore, RunTimeline};
 use crate::render;
 
 /// `runner timeline [RUN]`: where the time of a run went, as an SVG or a Mermaid gantt.
-pub fn timeline(settings: &Settings, timeline: &TimelineSettings) -> Result<ExitStatus> {
+pub(crate) fn timeline(settings: &Settings, timeline: &TimelineSettings) -> Result<ExitStatus> {
     if let Some(file) = &timeline.output {
         super::InputFiles::of(&settings.root, None).refuse_overwrite("-o", file)?;
     }

@@ -14,7 +14,7 @@ use crate::pulumi::{Backend, ChildEnvironment, HolderState, LockListing, PulumiL
 /// fails, unless `--force`, which removes the lock after saying who held it and since when.
 /// Where locks cannot be read (the Pulumi Cloud, a store without credentials the runner reads)
 /// only `--force` acts, through `pulumi cancel`.
-pub fn unlock(settings: &Settings, stack: &StackSettings, force: bool) -> Result<ExitStatus> {
+pub(crate) fn unlock(settings: &Settings, stack: &StackSettings, force: bool) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &stack.provider)?;
     let command = unlock_command(&loaded.provider.name, &stack.stack);
     // Holding the runner's own lock proves no living runner of this checkout works on this stack meanwhile.
@@ -128,6 +128,6 @@ fn pulumi_cancel(dir: &Path, qualified: &str, environment: &ChildEnvironment) ->
 }
 
 /// The command that removes Pulumi locks left by a runner that died.
-pub fn unlock_command(provider: &str, stack: &str) -> String {
+pub(crate) fn unlock_command(provider: &str, stack: &str) -> String {
     format!("runner unlock --provider {provider} --stack {stack}")
 }

@@ -7,7 +7,7 @@ use crate::pulumi::SecretStore;
 use crate::pulumi::{Backend, ChildEnvironment};
 
 /// `runner validate`: every check a run makes before starting, with no prompt and no change.
-pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> {
+pub(crate) fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &stack.provider)?;
     let (_check, _environment, backend) = preflight_like_validate(settings, stack, &loaded, true)?;
     let references = undeclared_references(&loaded, &backend, &stack.stack);
@@ -27,7 +27,7 @@ pub fn validate(settings: &Settings, stack: &StackSettings) -> Result<ExitStatus
 /// The checks `validate` makes, with its problems and exit status: `export pko` runs them too,
 /// so what a run would refuse is never exported; but for the language hosts, which the
 /// operator's machine has, not this one (`programs_run_here`).
-pub fn preflight_like_validate(
+pub(super) fn preflight_like_validate(
     settings: &Settings,
     stack: &StackSettings,
     loaded: &LoadedProvider,

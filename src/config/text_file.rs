@@ -4,7 +4,7 @@ use std::path::Path;
 use crate::error::{Location, Result, UserError};
 
 /// Configuration files are small; anything larger is a mistake, not something to parse.
-pub const MAX_CONFIG_FILE_BYTES: u64 = 4 * 1024 * 1024;
+pub(super) const MAX_CONFIG_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Reads a UTF-8 configuration file; `Ok(None)` when it does not exist.
 pub fn read_text(path: &Path) -> Result<Option<String>> {

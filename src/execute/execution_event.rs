@@ -9,14 +9,14 @@ use crate::plan::Operation;
 use crate::provider::ProjectPath;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputStream {
+pub(crate) enum OutputStream {
     Stdout,
     Stderr,
 }
 
 /// What a run is, for reports and log files.
 #[derive(Debug, Clone)]
-pub struct RunInfo {
+pub(crate) struct RunInfo {
     pub run_id: String,
     pub provider: String,
     pub stack: String,
@@ -31,7 +31,7 @@ pub struct RunInfo {
 
 /// A kubeconfig context an `on_success` hook installed: the end of a run says where it went.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InstalledKubeconfig {
+pub(crate) struct InstalledKubeconfig {
     pub project: ProjectPath,
     pub context: String,
     pub file: PathBuf,
@@ -41,7 +41,7 @@ pub struct InstalledKubeconfig {
 
 /// Everything that happens during a run. Reporters consume these; they never touch processes.
 #[derive(Debug, Clone)]
-pub enum ExecutionEvent {
+pub(crate) enum ExecutionEvent {
     RunStarted(RunInfo),
     ProjectStarted {
         project: ProjectPath,
@@ -91,17 +91,17 @@ pub enum ExecutionEvent {
 /// The executor side of the event channel. Bounded, so a flood of output slows the producer
 /// instead of filling memory.
 #[derive(Debug, Clone)]
-pub struct EventSender {
+pub(crate) struct EventSender {
     sender: mpsc::Sender<ExecutionEvent>,
 }
 
 impl EventSender {
-    pub fn channel(capacity: usize) -> (Self, mpsc::Receiver<ExecutionEvent>) {
+    pub(crate) fn channel(capacity: usize) -> (Self, mpsc::Receiver<ExecutionEvent>) {
         let (sender, receiver) = mpsc::channel(capacity);
         (Self { sender }, receiver)
     }
 
-    pub async fn send(&self, event: ExecutionEvent) {
+    pub(crate) async fn send(&self, event: ExecutionEvent) {
         // The consumer only goes away when the process is exiting; nothing to do then.
         let _ = self.sender.send(event).await;
     }

@@ -14,7 +14,7 @@ use crate::plan::ExecutionPlan;
 ///
 /// A failure skips what depends on it and lets independent branches go on; with `fail_fast`
 /// it starts nothing new and cancels what runs. The executor only emits events; it never prints.
-pub struct Executor<J: ProjectJob> {
+pub(crate) struct Executor<J: ProjectJob> {
     graph: Arc<ProjectGraph>,
     plan: ExecutionPlan,
     job: Arc<J>,
@@ -23,12 +23,18 @@ pub struct Executor<J: ProjectJob> {
 }
 
 impl<J: ProjectJob> Executor<J> {
-    pub fn new(graph: Arc<ProjectGraph>, plan: ExecutionPlan, job: J, parallelism: usize, fail_fast: bool) -> Self {
+    pub(crate) fn new(
+        graph: Arc<ProjectGraph>,
+        plan: ExecutionPlan,
+        job: J,
+        parallelism: usize,
+        fail_fast: bool,
+    ) -> Self {
         Self { graph, plan, job: Arc::new(job), parallelism: parallelism.max(1), fail_fast }
     }
 
     /// Returns one report per planned project, in the order they finished.
-    pub async fn run(self, events: EventSender, cancellation: Cancellation) -> Vec<ProjectReport> {
+    pub(crate) async fn run(self, events: EventSender, cancellation: Cancellation) -> Vec<ProjectReport> {
         let mut schedule = Schedule::new(&self.graph, &self.plan);
         let mut reports = Vec::with_capacity(self.plan.len());
         let mut running: JoinSet<(NodeIndex, ProjectReport)> = JoinSet::new();

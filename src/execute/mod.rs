@@ -16,20 +16,21 @@ mod step_error;
 mod step_op;
 mod unchanged_rule;
 
-pub use crate::cancel::{CancelLevel, Cancellation};
-pub use execution_event::{EventSender, ExecutionEvent, InstalledKubeconfig, OutputStream, RunInfo};
-pub use executor::Executor;
-pub use operation_progress::{OperationProgress, ResourceChanges};
-pub use project_cli::{LockRecheck, OperationOutcome, ProjectCli, ProjectCliError, StackOutputs, StackTarget};
-pub use project_job::ProjectJob;
-pub use project_lifecycle::{LifecycleContext, ProjectLifecycle};
-pub use project_report::{FailureDetail, ProjectReport, ProjectResult};
-pub use resource_change::{ChangeKind, ResourceChange};
-pub use schedule::Schedule;
-pub use stack_busy::StackBusy;
-pub use step_error::StepError;
-pub use step_op::{StepCount, StepOp};
-pub use unchanged_rule::UnchangedRule;
+pub(crate) use crate::cancel::{CancelLevel, Cancellation};
+pub(crate) use execution_event::{EventSender, ExecutionEvent, InstalledKubeconfig, OutputStream, RunInfo};
+pub(crate) use executor::Executor;
+pub use operation_progress::OperationProgress;
+pub(crate) use operation_progress::ResourceChanges;
+pub(crate) use project_cli::{LockRecheck, OperationOutcome, ProjectCli, ProjectCliError, StackOutputs, StackTarget};
+pub(crate) use project_job::ProjectJob;
+pub(crate) use project_lifecycle::{LifecycleContext, ProjectLifecycle};
+pub(crate) use project_report::{FailureDetail, ProjectReport, ProjectResult};
+pub(crate) use resource_change::{ChangeKind, ResourceChange};
+pub(crate) use schedule::Schedule;
+pub(crate) use stack_busy::StackBusy;
+pub(crate) use step_error::StepError;
+pub(crate) use step_op::{StepCount, StepOp};
+pub(crate) use unchanged_rule::UnchangedRule;
 
 #[cfg(test)]
 mod lifecycle_tests;

@@ -7,11 +7,11 @@ use crate::plan::Operation;
 use crate::provider::{Project, ProjectPath};
 
 /// The stack outputs of a project, by name.
-pub type StackOutputs = serde_json::Map<String, serde_json::Value>;
+pub(crate) type StackOutputs = serde_json::Map<String, serde_json::Value>;
 
 /// Where a project's stack lives, as the CLI adapter found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StackTarget {
+pub(crate) struct StackTarget {
     /// The stack's full name, as messages show it.
     pub name: String,
     /// The project's folder: hooks and readiness gates run there.
@@ -25,7 +25,7 @@ pub struct StackTarget {
 
 /// How one operation of the CLI ended.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct OperationOutcome {
+pub(crate) struct OperationOutcome {
     pub succeeded: bool,
     /// The runner asked it to stop.
     pub cancelled: bool,
@@ -40,7 +40,7 @@ pub struct OperationOutcome {
 
 impl OperationOutcome {
     /// Everything the failure said, for retry patterns to match.
-    pub fn failure_text(&self) -> String {
+    pub(crate) fn failure_text(&self) -> String {
         self.failure.as_ref().map_or_else(String::new, |failure| {
             format!("{}\n{}\n{}", failure.summary, failure.diagnostics.join("\n"), failure.log_tail.join("\n"))
         })
@@ -49,7 +49,7 @@ impl OperationOutcome {
 
 /// Who holds a stack's lock, asked again once an operation failed because the stack is locked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LockRecheck {
+pub(crate) enum LockRecheck {
     /// No lock is left (its holder was gone and the lock is removed, or it finished): try again now.
     Released(String),
     /// Its holder still runs, or cannot be seen from here: named, and waited for.
@@ -60,7 +60,7 @@ pub enum LockRecheck {
 
 /// Why the CLI could not find a stack or read its outputs; the project then fails with it.
 #[derive(Debug, thiserror::Error)]
-pub enum ProjectCliError {
+pub(crate) enum ProjectCliError {
     /// The CLI could not be started (`pulumi` missing or not executable): why.
     #[error("cannot run {0}")]
     NotStarted(String),
@@ -79,7 +79,7 @@ pub enum ProjectCliError {
 
 /// The narrow waist between a project's lifecycle and the infrastructure CLI (`pulumi/` adapts it).
 /// Tests script it, so retries, prerequisites and hooks are tested without a process.
-pub trait ProjectCli: Send + Sync + 'static {
+pub(crate) trait ProjectCli: Send + Sync + 'static {
     /// Finds the project's stack; an error means the project cannot run at all.
     fn locate_stack(&self, project: &Project) -> impl Future<Output = Result<StackTarget, ProjectCliError>> + Send;
 

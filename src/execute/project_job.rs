@@ -5,7 +5,7 @@ use super::{Cancellation, EventSender, ProjectReport};
 use crate::graph::NodeIndex;
 
 /// Runs one project of the plan to completion: the executor's only way to touch the outside world.
-pub trait ProjectJob: Send + Sync + 'static {
+pub(crate) trait ProjectJob: Send + Sync + 'static {
     fn run(
         &self,
         node: NodeIndex,

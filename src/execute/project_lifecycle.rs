@@ -15,7 +15,7 @@ use crate::provider::ProjectPath;
 use crate::secrets::SecretMask;
 
 /// What every project of a run shares, besides the CLI.
-pub struct LifecycleContext {
+pub(crate) struct LifecycleContext {
     pub graph: Arc<ProjectGraph>,
     pub operation: Operation,
     /// The environment hooks and readiness gates run with (the CLI's own).
@@ -31,7 +31,7 @@ pub struct LifecycleContext {
 
 /// One project's way through a run, as steps: prerequisites, stack creation, the operation and
 /// its retries, then (after an `up`) hooks and readiness gates. The CLI does the work.
-pub struct ProjectLifecycle<C: ProjectCli> {
+pub(crate) struct ProjectLifecycle<C: ProjectCli> {
     pub(super) cli: Arc<C>,
     pub(super) context: Arc<LifecycleContext>,
     /// One lock per prerequisite, so projects sharing it run it once.
@@ -58,7 +58,7 @@ impl<C: ProjectCli> Clone for ProjectLifecycle<C> {
 }
 
 impl<C: ProjectCli> ProjectLifecycle<C> {
-    pub fn new(cli: C, context: LifecycleContext) -> Self {
+    pub(crate) fn new(cli: C, context: LifecycleContext) -> Self {
         Self {
             cli: Arc::new(cli),
             context: Arc::new(context),

@@ -67,7 +67,7 @@ impl ProjectResult {
 
 /// Why a project failed, in the words that help: Pulumi's own error diagnostics, then the log's end.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct FailureDetail {
+pub(crate) struct FailureDetail {
     pub summary: String,
     pub diagnostics: Vec<String>,
     pub log_tail: Vec<String>,
@@ -76,7 +76,7 @@ pub struct FailureDetail {
 
 /// The outcome of one project in one run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ProjectReport {
+pub(crate) struct ProjectReport {
     pub project: ProjectPath,
     pub result: ProjectResult,
     #[serde(with = "system_time_seconds")]
@@ -95,7 +95,7 @@ pub struct ProjectReport {
 }
 
 impl ProjectReport {
-    pub fn not_run(project: ProjectPath, result: ProjectResult, reason: String) -> Self {
+    pub(crate) fn not_run(project: ProjectPath, result: ProjectResult, reason: String) -> Self {
         Self {
             project,
             result,
@@ -118,7 +118,7 @@ fn duration_seconds<S: serde::Serializer>(duration: &Duration, serializer: S) ->
 mod system_time_seconds {
     use std::time::{SystemTime, UNIX_EPOCH};
 
-    pub fn serialize<S: serde::Serializer>(time: &Option<SystemTime>, serializer: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: serde::Serializer>(time: &Option<SystemTime>, serializer: S) -> Result<S::Ok, S::Error> {
         match time.and_then(|time| time.duration_since(UNIX_EPOCH).ok()) {
             Some(since) => serializer.serialize_f64((since.as_secs_f64() * 1000.0).round() / 1000.0),
             None => serializer.serialize_none(),

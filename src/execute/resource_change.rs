@@ -3,7 +3,7 @@ use serde::Serialize;
 /// What happens to one resource, in the order a reviewer should read them: losses first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum ChangeKind {
+pub(crate) enum ChangeKind {
     Delete,
     Replace,
     Update,
@@ -13,11 +13,11 @@ pub enum ChangeKind {
 impl ChangeKind {
     /// The kind of change a Pulumi step op stands for; `None` for steps that change nothing and
     /// for names this engine version does not write.
-    pub fn from_op(op: &str) -> Option<Self> {
+    pub(crate) fn from_op(op: &str) -> Option<Self> {
         super::StepOp::parse(op)?.change_kind()
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ChangeKind::Create => "create",
             ChangeKind::Update => "update",
@@ -27,7 +27,7 @@ impl ChangeKind {
     }
 
     /// Pulumi's own marks: `+` create, `~` update, `+-` replace, `-` delete.
-    pub fn symbol(self) -> &'static str {
+    pub(crate) fn symbol(self) -> &'static str {
         match self {
             ChangeKind::Create => "+",
             ChangeKind::Update => "~",
@@ -37,14 +37,14 @@ impl ChangeKind {
     }
 
     /// Deletes and replaces lose something; reports list and mark them first.
-    pub fn is_destructive(self) -> bool {
+    pub(crate) fn is_destructive(self) -> bool {
         matches!(self, ChangeKind::Delete | ChangeKind::Replace)
     }
 }
 
 /// One changed resource: its name, type, what happens and which properties differ.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ResourceChange {
+pub(crate) struct ResourceChange {
     pub kind: ChangeKind,
     pub name: String,
     #[serde(rename = "type")]

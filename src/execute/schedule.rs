@@ -20,7 +20,7 @@ type Priority = (Reverse<Duration>, (u8, i64));
 /// only its own edges: blocker counts, a ready queue in start priority (longest expected chain
 /// first, then declaration order), per-phase counts for a phase barrier, and running counts of
 /// concurrency pools. Pure bookkeeping: no processes, no events.
-pub struct Schedule {
+pub(crate) struct Schedule {
     nodes: Vec<NodeIndex>,
     paths: Vec<ProjectPath>,
     phases: Vec<Phase>,
@@ -45,7 +45,7 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    pub fn new(graph: &ProjectGraph, plan: &ExecutionPlan) -> Self {
+    pub(crate) fn new(graph: &ProjectGraph, plan: &ExecutionPlan) -> Self {
         let count = plan.steps.len();
         let mut unblocks = vec![Vec::new(); count];
         for (i, step) in plan.steps.iter().enumerate() {
@@ -126,7 +126,7 @@ impl Schedule {
 
     /// The project to start now, by start priority, or `None` when nothing is ready (or every
     /// ready project's pool is full).
-    pub fn start_next(&mut self) -> Option<NodeIndex> {
+    pub(crate) fn start_next(&mut self) -> Option<NodeIndex> {
         while let Some(Reverse((_, i))) = self.ready.pop() {
             if self.states[i] != State::Pending {
                 continue;
@@ -145,7 +145,7 @@ impl Schedule {
     }
 
     /// Records how `node` ended; returns the reports of the projects that can no longer run.
-    pub fn finish(&mut self, node: NodeIndex, result: ProjectResult) -> Vec<ProjectReport> {
+    pub(crate) fn finish(&mut self, node: NodeIndex, result: ProjectResult) -> Vec<ProjectReport> {
         let Ok(i) = self.nodes.binary_search(&node) else { return Vec::new() };
         if matches!(self.states[i], State::Done(_)) {
             return Vec::new(); // ended once already: its edges were released then
@@ -225,7 +225,7 @@ impl Schedule {
     }
 
     /// Marks every project that has not started as cancelled, in start order.
-    pub fn cancel_pending(&mut self, reason: &str) -> Vec<ProjectReport> {
+    pub(crate) fn cancel_pending(&mut self, reason: &str) -> Vec<ProjectReport> {
         let mut pending: Vec<usize> = (0..self.nodes.len()).filter(|&i| self.states[i] == State::Pending).collect();
         pending.sort_by_key(|&i| self.priorities[i]);
         for &i in &pending {

@@ -13,7 +13,7 @@ use crate::plan::Operation;
 use crate::provider::{Project, ProjectPath};
 
 #[derive(Default)]
-pub struct ScriptedCli {
+pub(super) struct ScriptedCli {
     /// Outcomes per project, used in order; once they run out, operations succeed.
     pub outcomes: Mutex<HashMap<String, VecDeque<OperationOutcome>>>,
     /// `up a`, `create a`, `outputs a`: what was asked, in order.
@@ -35,18 +35,18 @@ pub struct ScriptedCli {
 /// A backend as far as skips need it: each stack's outputs, and the fingerprint its last `up`
 /// kept while nothing changed the stack since.
 #[derive(Debug, Default)]
-pub struct ScriptedBackend {
+pub(super) struct ScriptedBackend {
     pub outputs: HashMap<String, StackOutputs>,
     pub last_up: HashMap<String, String>,
 }
 
 impl ScriptedCli {
-    pub fn script(self, project: &str, outcomes: Vec<OperationOutcome>) -> Self {
+    pub(super) fn script(self, project: &str, outcomes: Vec<OperationOutcome>) -> Self {
         self.outcomes.lock().unwrap().insert(project.to_string(), outcomes.into());
         self
     }
 
-    pub fn calls(&self) -> Vec<String> {
+    pub(super) fn calls(&self) -> Vec<String> {
         self.calls.lock().unwrap().clone()
     }
 
@@ -55,7 +55,7 @@ impl ScriptedCli {
     }
 }
 
-pub fn failure(message: &str) -> OperationOutcome {
+pub(super) fn failure(message: &str) -> OperationOutcome {
     OperationOutcome {
         failure: Some(FailureDetail { summary: message.to_string(), ..Default::default() }),
         ..Default::default()

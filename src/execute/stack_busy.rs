@@ -8,23 +8,23 @@ use tokio::sync::OwnedMutexGuard;
 /// stack here first, so within one run no stack is ever operated on twice at once: whoever
 /// comes second waits for the first to end.
 #[derive(Debug, Clone, Default)]
-pub struct StackBusy {
+pub(crate) struct StackBusy {
     stacks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
 
 /// Held while a stack is being operated on; dropping it frees the stack.
-pub struct StackHold {
+pub(crate) struct StackHold {
     _guard: OwnedMutexGuard<()>,
 }
 
 impl StackBusy {
     /// The stack of `folder`, at once when it is free, else `None`.
-    pub fn try_hold(&self, folder: &str) -> Option<StackHold> {
+    pub(crate) fn try_hold(&self, folder: &str) -> Option<StackHold> {
         self.slot(folder).try_lock_owned().ok().map(|guard| StackHold { _guard: guard })
     }
 
     /// The stack of `folder`, once whatever holds it now ended.
-    pub async fn hold(&self, folder: &str) -> StackHold {
+    pub(crate) async fn hold(&self, folder: &str) -> StackHold {
         StackHold { _guard: self.slot(folder).lock_owned().await }
     }
 

@@ -4,7 +4,7 @@ use crate::hooks::{CommandHookError, KubeconfigError};
 /// Why a step after the operation (a prerequisite, an `on_success` hook, a readiness gate)
 /// failed its project; the failure's summary is its text with every cause (`ErrorChain`).
 #[derive(Debug, thiserror::Error)]
-pub enum StepError {
+pub(crate) enum StepError {
     #[error(transparent)]
     Cli(#[from] ProjectCliError),
     #[error("on_success command")]

@@ -2,7 +2,7 @@
 /// (`sdk/go/common/apitype`), read in one place so the change list and the counts cannot
 /// disagree about a name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StepOp {
+pub(crate) enum StepOp {
     Same,
     Create,
     Update,
@@ -22,7 +22,7 @@ pub enum StepOp {
 
 /// Which column of a run's counts a step adds to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StepCount {
+pub(crate) enum StepCount {
     Created,
     Updated,
     Deleted,
@@ -32,7 +32,7 @@ pub enum StepCount {
 }
 
 impl StepOp {
-    pub const ALL: [StepOp; 15] = [
+    pub(crate) const ALL: [StepOp; 15] = [
         StepOp::Same,
         StepOp::Create,
         StepOp::Update,
@@ -51,11 +51,11 @@ impl StepOp {
     ];
 
     /// `None` for a name this engine version does not write.
-    pub fn parse(op: &str) -> Option<Self> {
+    pub(crate) fn parse(op: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|step| step.as_str() == op)
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             StepOp::Same => "same",
             StepOp::Create => "create",
@@ -77,7 +77,7 @@ impl StepOp {
 
     /// What happens to the resource, for the list of changes a reviewer reads: every step of a
     /// replacement is the resource being replaced; `None` for steps that change nothing.
-    pub fn change_kind(self) -> Option<super::ChangeKind> {
+    pub(crate) fn change_kind(self) -> Option<super::ChangeKind> {
         use super::ChangeKind;
         match self {
             StepOp::Create | StepOp::Import => Some(ChangeKind::Create),
@@ -96,7 +96,7 @@ impl StepOp {
     /// The column a step adds to in the counts, as Pulumi's own summary counts its steps: the
     /// halves of a replacement are a create and a delete, the replacement itself a replace; a
     /// refresh that found a difference is an update.
-    pub fn counted_as(self) -> StepCount {
+    pub(crate) fn counted_as(self) -> StepCount {
         match self {
             StepOp::Create | StepOp::CreateReplacement | StepOp::Import => StepCount::Created,
             StepOp::Update | StepOp::Refresh => StepCount::Updated,

@@ -6,7 +6,7 @@ use crate::provider::ProjectPath;
 /// itself is proven from the backend (`ProjectCli::deployed_fingerprint`): this rule only narrows
 /// where the proof is asked for, and never stands in for it.
 #[derive(Debug, Default)]
-pub struct UnchangedRule {
+pub(crate) struct UnchangedRule {
     /// In the run only as dependents, and allowed to be skipped (no `--no-skip-unchanged`, no
     /// `always_run`, no unfinished `up` recorded here).
     pub candidates: HashSet<ProjectPath>,
@@ -18,19 +18,19 @@ pub struct UnchangedRule {
 }
 
 impl UnchangedRule {
-    pub fn new(candidates: HashSet<ProjectPath>, reads: HashMap<ProjectPath, BTreeSet<String>>) -> Self {
+    pub(crate) fn new(candidates: HashSet<ProjectPath>, reads: HashMap<ProjectPath, BTreeSet<String>>) -> Self {
         Self { candidates, reads, referenced: HashMap::new() }
     }
 
     /// Whether `project` may be skipped at all: a dependent, with an upstream to compare.
-    pub fn may_skip(&self, project: &ProjectPath, upstream: &[ProjectPath]) -> bool {
+    pub(crate) fn may_skip(&self, project: &ProjectPath, upstream: &[ProjectPath]) -> bool {
         self.candidates.contains(project) && !upstream.is_empty()
     }
 
     /// The upstream projects whose outputs `project`'s fingerprint holds: those its program
     /// references, or every one when it references none of them (they are read some other way).
     /// The same for the `up` that records a fingerprint and the run that compares it.
-    pub fn compared_upstream(&self, project: &ProjectPath, upstream: &[ProjectPath]) -> Vec<ProjectPath> {
+    pub(crate) fn compared_upstream(&self, project: &ProjectPath, upstream: &[ProjectPath]) -> Vec<ProjectPath> {
         let referenced: Vec<ProjectPath> = match self.referenced.get(project) {
             Some(read) => upstream.iter().filter(|path| read.contains(*path)).cloned().collect(),
             None => Vec::new(),
@@ -40,12 +40,12 @@ impl UnchangedRule {
         compared
     }
 
-    pub fn reads(&self, project: &ProjectPath) -> Option<&BTreeSet<String>> {
+    pub(crate) fn reads(&self, project: &ProjectPath) -> Option<&BTreeSet<String>> {
         self.reads.get(project)
     }
 
     /// Shown after the result: `app unchanged: outputs of network are the same`.
-    pub fn reason(compared: &[ProjectPath]) -> String {
+    pub(crate) fn reason(compared: &[ProjectPath]) -> String {
         let names: Vec<&str> = compared.iter().map(ProjectPath::as_str).collect();
         format!("outputs of {} are the same", names.join(", "))
     }

@@ -8,11 +8,11 @@ use crate::provider::{HookSpec, Phase, ProjectPath, Provider};
 use crate::secrets::SecretRule;
 
 /// Where each job keeps its JSON report, relative to the checkout: the artifact it uploads.
-pub const CI_REPORT_DIR: &str = ".runner-ci/reports";
+pub(super) const CI_REPORT_DIR: &str = ".runner-ci/reports";
 
 /// How a pipeline is exported, beyond the provider and the stack.
 #[derive(Debug, Clone)]
-pub struct CiOptions {
+pub(crate) struct CiOptions {
     pub operation: Operation,
     /// Install a pinned `pulumi` and the runner in every job; off for machines that have both.
     pub setup: bool,
@@ -22,7 +22,7 @@ pub struct CiOptions {
 
 /// One job: one project run through the normal lifecycle.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CiJob {
+pub(crate) struct CiJob {
     pub id: String,
     pub project: ProjectPath,
     /// Ids of the jobs that must end first: the plan's blockers in the operation's direction.
@@ -33,7 +33,7 @@ pub struct CiJob {
 
 /// A name the CI system supplies under the environment file's own name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CiVariable {
+pub(crate) struct CiVariable {
     pub name: String,
     /// Secret by `SecretRule`: a CI secret, never a value in the pipeline file.
     pub secret: bool,
@@ -41,7 +41,7 @@ pub struct CiVariable {
 
 /// The graph as CI jobs, independent of the CI system that runs them.
 #[derive(Debug, Clone)]
-pub struct CiPipeline {
+pub(crate) struct CiPipeline {
     pub provider: String,
     pub stack: String,
     pub options: CiOptions,
@@ -50,7 +50,7 @@ pub struct CiPipeline {
 }
 
 impl CiPipeline {
-    pub fn build(
+    pub(crate) fn build(
         provider: &Provider,
         graph: &ProjectGraph,
         stack: &str,
@@ -117,7 +117,7 @@ impl CiPipeline {
     }
 
     /// The job's command: one project through the whole lifecycle, never asking anything.
-    pub fn run_command(&self, job: &CiJob) -> String {
+    pub(crate) fn run_command(&self, job: &CiJob) -> String {
         let yes = if self.options.operation == Operation::Destroy { " --yes" } else { "" };
         format!(
             "runner {} --provider {} --stack {} --only {} --non-interactive{yes} --verbose --report json={}",
@@ -131,20 +131,20 @@ impl CiPipeline {
 
     /// The exit code a job lets pass: drift (3) in a drift pipeline, so that a drifted project
     /// does not keep its dependents from being checked; the summary job fails on it instead.
-    pub fn passing_exit_code(&self) -> Option<u8> {
+    pub(crate) fn passing_exit_code(&self) -> Option<u8> {
         (self.options.operation == Operation::Drift).then_some(crate::exit_status::ExitStatus::ChangesFound.code())
     }
 
-    pub fn report_file(&self, job: &CiJob) -> String {
+    pub(crate) fn report_file(&self, job: &CiJob) -> String {
         format!("{CI_REPORT_DIR}/{}.json", job.id)
     }
 
-    pub fn kubeconfig_command(&self) -> String {
+    pub(crate) fn kubeconfig_command(&self) -> String {
         format!("runner kubeconfig --provider {} --stack {}", self.provider, self.stack)
     }
 
     /// Prints the affected projects as one JSON array of paths.
-    pub fn affected_command(&self) -> Option<String> {
+    pub(crate) fn affected_command(&self) -> Option<String> {
         let reference = self.options.affected.as_ref()?;
         let reference = if reference.is_empty() { String::new() } else { format!(" {reference}") };
         Some(format!(
@@ -154,17 +154,17 @@ impl CiPipeline {
         ))
     }
 
-    pub fn merge_command(&self, format: &str) -> String {
+    pub(crate) fn merge_command(&self, format: &str) -> String {
         let expected: String = self.jobs.iter().map(|job| format!(" --expect {}", job.project)).collect();
         format!("runner report merge --format {format}{expected} {CI_REPORT_DIR}")
     }
 
     /// One pipeline per stack at a time: a second one waits instead of racing for Pulumi's locks.
-    pub fn concurrency_group(&self) -> String {
+    pub(crate) fn concurrency_group(&self) -> String {
         format!("runner-{}-{}", self.provider, self.stack)
     }
 
-    pub fn title(&self, tool: &str) -> Vec<String> {
+    pub(crate) fn title(&self, tool: &str) -> Vec<String> {
         let mut lines = vec![
             format!(
                 "`runner {}` of provider `{}`, stack `{}`, one job per project; made by `runner export {tool}`.",
@@ -187,10 +187,10 @@ impl CiPipeline {
 }
 
 /// Job names of the pipeline itself; a project may not take one.
-pub const RESERVED_JOBS: &[&str] = &["affected", "summary"];
+pub(super) const RESERVED_JOBS: &[&str] = &["affected", "summary"];
 
 /// A project path as a job id both CI systems accept: `[A-Za-z0-9_-]`, starting with a letter.
-pub fn job_id(path: &ProjectPath) -> String {
+pub(super) fn job_id(path: &ProjectPath) -> String {
     let id: String = path
         .as_str()
         .chars()

@@ -2,21 +2,21 @@ use crate::error::{Result, UserError};
 
 /// Which revision the operator checks out: exactly one of a branch or a commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GitReference {
+pub(crate) enum GitReference {
     Branch(String),
     Commit(String),
 }
 
 /// The repository the operator clones, with the projects under `repoDir`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GitSource {
+pub(crate) struct GitSource {
     pub url: String,
     pub reference: GitReference,
 }
 
 impl GitSource {
     /// Checks what the operator rejects but the API server accepts.
-    pub fn new(url: &str, branch: Option<String>, commit: Option<String>) -> Result<Self> {
+    pub(crate) fn new(url: &str, branch: Option<String>, commit: Option<String>) -> Result<Self> {
         let reference = match (branch, commit) {
             (Some(branch), None) if !branch.trim().is_empty() => GitReference::Branch(branch),
             (None, Some(commit)) if is_commit(&commit) => GitReference::Commit(commit),
@@ -41,7 +41,7 @@ fn is_commit(text: &str) -> bool {
 
 /// The operator derives the workspace from `<host>/<owner>/<repo>`: a URL without both is
 /// accepted by the API server and fails later in the cluster.
-pub fn check_git_url(url: &str) -> Result<()> {
+pub(super) fn check_git_url(url: &str) -> Result<()> {
     let invalid = |why: &str| {
         Err(UserError::Usage(format!(
             "git URL `{url}` {why}: use `https://HOST/OWNER/REPO(.git)` or `git@HOST:OWNER/REPO.git`"

@@ -4,10 +4,10 @@ use super::ci_pipeline::{CiJob, CiPipeline, CI_REPORT_DIR};
 use crate::plan::Operation;
 
 /// `runner export github-actions`: the pipeline as one GitHub Actions workflow.
-pub struct GitHubActionsWorkflow;
+pub(crate) struct GitHubActionsWorkflow;
 
 impl GitHubActionsWorkflow {
-    pub fn render(pipeline: &CiPipeline) -> String {
+    pub(crate) fn render(pipeline: &CiPipeline) -> String {
         let mut workflow = Mapping::new();
         workflow.insert(
             "name".into(),

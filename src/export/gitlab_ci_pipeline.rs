@@ -7,10 +7,10 @@ const AFFECTED_FILE: &str = ".runner-ci/affected.txt";
 const SUMMARY_FILE: &str = ".runner-ci/summary.xml";
 
 /// `runner export gitlab-ci`: the pipeline as one `.gitlab-ci.yml`.
-pub struct GitLabCiPipeline;
+pub(crate) struct GitLabCiPipeline;
 
 impl GitLabCiPipeline {
-    pub fn render(pipeline: &CiPipeline) -> String {
+    pub(crate) fn render(pipeline: &CiPipeline) -> String {
         let mut root = Mapping::new();
         root.insert("stages".into(), Value::Sequence(vec!["runner".into()]));
         if pipeline.options.setup {

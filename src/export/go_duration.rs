@@ -2,7 +2,7 @@ use std::time::Duration;
 
 /// A duration as Go's `time.ParseDuration` reads it (the operator parses
 /// `succeededWithinDuration` with it): `1h30m`, `5m`, `90s`, `250ms`. Go knows no days.
-pub fn format_go_duration(duration: Duration) -> String {
+pub(super) fn format_go_duration(duration: Duration) -> String {
     let mut millis = duration.as_millis();
     if millis == 0 {
         return "0s".into();
@@ -20,7 +20,7 @@ pub fn format_go_duration(duration: Duration) -> String {
 
 /// True when Go's `time.ParseDuration` accepts `text`: an optional sign, then one or more
 /// decimal numbers each with a unit (`ns`, `us`, `µs`, `ms`, `s`, `m`, `h`), or a bare `0`.
-pub fn is_go_duration(text: &str) -> bool {
+pub(super) fn is_go_duration(text: &str) -> bool {
     let body = text.strip_prefix(['-', '+']).unwrap_or(text);
     if body == "0" {
         return true;

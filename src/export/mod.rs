@@ -13,10 +13,10 @@ mod resource_name;
 mod stack_spec_fields;
 mod stream_end;
 
-pub use ci_pipeline::{CiOptions, CiPipeline};
-pub use git_source::{GitReference, GitSource};
-pub use github_actions_workflow::GitHubActionsWorkflow;
-pub use gitlab_ci_pipeline::GitLabCiPipeline;
-pub use operator_rules::check_operator_rules;
-pub use pko_export::{PkoExport, PkoExportOptions};
-pub use stream_end::StreamEnd;
+pub(crate) use ci_pipeline::{CiOptions, CiPipeline};
+pub(crate) use git_source::{GitReference, GitSource};
+pub(crate) use github_actions_workflow::GitHubActionsWorkflow;
+pub(crate) use gitlab_ci_pipeline::GitLabCiPipeline;
+pub(crate) use operator_rules::check_operator_rules;
+pub(crate) use pko_export::{PkoExport, PkoExportOptions};
+pub(crate) use stream_end::StreamEnd;

@@ -18,7 +18,7 @@ use super::resource_name::{is_dns_label, MAX_STACK_NAME_LEN};
 ///   and stall the Stack), each with the fields its type needs;
 /// - exactly one of `branch` and `commit` with `projectRepo`, and a git URL with owner and repository;
 /// - every prerequisite names a Stack of the stream.
-pub fn check_operator_rules(documents: &[Value]) -> Vec<String> {
+pub(crate) fn check_operator_rules(documents: &[Value]) -> Vec<String> {
     let mut problems = Vec::new();
     let mut namespaces = BTreeSet::new();
     let stacks: BTreeSet<String> = documents

@@ -17,7 +17,7 @@ use crate::pulumi::PulumiManifest;
 
 /// How the export is placed in the cluster.
 #[derive(Debug, Clone)]
-pub struct PkoExportOptions {
+pub(crate) struct PkoExportOptions {
     pub namespace: String,
     pub git: GitSource,
     pub destroy_on_finalize: bool,
@@ -28,7 +28,7 @@ pub struct PkoExportOptions {
 
 /// One YAML stream for the operator: a Secret template, then one `Stack` per project.
 #[derive(Debug, Clone)]
-pub struct PkoExport {
+pub(crate) struct PkoExport {
     pub documents: Vec<Value>,
     /// Every project and the name of its Stack, in declaration order.
     pub names: Vec<(ProjectPath, ResourceName)>,
@@ -40,7 +40,7 @@ pub struct PkoExport {
 }
 
 impl PkoExport {
-    pub fn build(
+    pub(crate) fn build(
         provider: &Provider,
         repository_root: &Path,
         stack: &str,
@@ -207,7 +207,7 @@ impl PkoExport {
     }
 
     /// The YAML stream: a comment header, then the documents separated by `---`.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut text = String::new();
         for line in &self.header {
             text.push_str(&format!("# {line}\n"));

@@ -1,12 +1,12 @@
 /// The operator's CEL rule on `Stack`: `size(self.metadata.name) <= 42`.
-pub const MAX_STACK_NAME_LEN: usize = 42;
+pub(super) const MAX_STACK_NAME_LEN: usize = 42;
 
 /// Hex digits of the hash that keeps shortened names apart.
 const HASH_LEN: usize = 8;
 
 /// The Kubernetes name of one exported `Stack`, and the longer name it was shortened from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResourceName {
+pub(crate) struct ResourceName {
     pub name: String,
     /// `Some(full)` when `full` exceeded 42 characters and was shortened.
     pub shortened_from: Option<String>,
@@ -16,7 +16,7 @@ impl ResourceName {
     /// `<stack>-<project path>` as a DNS label (lowercase, `/` and other characters as `-`);
     /// when longer than 42 characters, its first 33 then `-` and 8 hex digits of a hash of the
     /// whole: the same input always gives the same name, and different inputs stay apart.
-    pub fn for_project(stack: &str, project_path: &str) -> Self {
+    pub(crate) fn for_project(stack: &str, project_path: &str) -> Self {
         let full = slug(&format!("{stack}-{project_path}"));
         if full.len() <= MAX_STACK_NAME_LEN {
             return Self { name: full, shortened_from: None };
@@ -53,7 +53,7 @@ fn fnv1a_32(bytes: &[u8]) -> u32 {
 }
 
 /// An RFC 1123 label: what a namespace must be, and what exported names are.
-pub fn is_dns_label(text: &str) -> bool {
+pub(super) fn is_dns_label(text: &str) -> bool {
     !text.is_empty()
         && text.len() <= 63
         && text.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')

@@ -2,13 +2,13 @@
 /// past it) counting the documents before it. A stream cut short (a full disk, a dropped
 /// connection) lacks it, or holds fewer documents than it counts, and `runner export check`
 /// refuses it. Counting documents rather than bytes lets a person fill the placeholders in.
-pub struct StreamEnd;
+pub(crate) struct StreamEnd;
 
 const PREFIX: &str = "# end of runner export: ";
 
 /// How a stream is not whole.
 #[derive(Debug, thiserror::Error)]
-pub enum StreamCut {
+pub(crate) enum StreamCut {
     #[error("the stream does not end with `{expected}`: it was cut short, or not written by `runner export pko`")]
     NoEndLine { expected: String },
     #[error("the stream holds {} but its end line counts {counted}: part of it is missing", crate::text::counted(*.documents, "document"))]
@@ -18,12 +18,12 @@ pub enum StreamCut {
 }
 
 impl StreamEnd {
-    pub fn line(documents: usize) -> String {
+    pub(crate) fn line(documents: usize) -> String {
         format!("{PREFIX}{}\n", crate::text::counted(documents, "document"))
     }
 
     /// `Err` with the reason when `text` is not whole: no end line, or another document count.
-    pub fn check(text: &str, documents: usize) -> std::result::Result<(), StreamCut> {
+    pub(crate) fn check(text: &str, documents: usize) -> std::result::Result<(), StreamCut> {
         let last = text.trim_end().lines().last().unwrap_or_default();
         let Some(counted) = last.strip_prefix(PREFIX) else {
             return Err(StreamCut::NoEndLine { expected: Self::line(documents).trim_end().to_string() });

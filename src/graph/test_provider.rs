@@ -6,7 +6,7 @@ use crate::error::Location;
 use crate::provider::{Phase, Project, ProjectPath, Provider};
 
 /// A provider built in memory: planning never touches the file system.
-pub fn test_provider(projects: &[(&str, Phase, &[&str])]) -> Provider {
+pub(crate) fn test_provider(projects: &[(&str, Phase, &[&str])]) -> Provider {
     Provider {
         name: "test".into(),
         description: "in-memory provider".into(),
@@ -53,7 +53,7 @@ use Phase::{Infrastructure as I, Kubernetes as K};
 
 /// NGINX MARA's AWS projects and their dependencies, marked as the shipped provider marks them:
 /// the kubeconfig project provides the cluster, the image build and push need none.
-pub fn mara_aws_provider() -> Provider {
+pub(crate) fn mara_aws_provider() -> Provider {
     let mut provider = mara_aws_unmarked();
     for project in &mut provider.projects {
         match project.path.as_str() {

@@ -10,7 +10,7 @@ const RECENT_RUNS: usize = 5;
 /// Each project's expected duration: the median of its last successful runs of `operation`
 /// (a prerequisite's own `up` counts as an `up`). Runs of `stack` when it has any, else of
 /// every stack of the provider. Projects never run successfully are absent.
-pub fn expected_durations(
+pub(crate) fn expected_durations(
     store: &RunStore,
     provider: &str,
     stack: Option<&str>,

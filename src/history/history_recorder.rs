@@ -9,7 +9,7 @@ use crate::report::Reporter;
 const MIN_SAVE_INTERVAL: Duration = Duration::from_millis(100);
 
 /// Keeps the run history as the run happens: a consumer of execution events like any reporter.
-pub struct HistoryRecorder {
+pub(crate) struct HistoryRecorder {
     store: RunStore,
     record: Option<RunRecord>,
     /// Loaded when the run starts; saved with the record whenever a project succeeded.
@@ -22,7 +22,7 @@ pub struct HistoryRecorder {
 }
 
 impl HistoryRecorder {
-    pub fn new(store: RunStore) -> Self {
+    pub(crate) fn new(store: RunStore) -> Self {
         Self {
             store,
             record: None,

@@ -10,7 +10,7 @@ const CLOCK_SLACK: f64 = 2.0;
 /// another operation changed it, oldest first. A run with `--only` (or a resume) is one of
 /// them, so what it left undone adds to what the earlier runs left, as `status` shows it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ResumePoint {
+pub(crate) struct ResumePoint {
     pub operation: Operation,
     pub runs: Vec<RunRecord>,
     /// Every recorded run of the stack, these included: what this working copy did to it.
@@ -19,7 +19,7 @@ pub struct ResumePoint {
 
 /// Where a stack's record stands for `--resume`.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ResumeBasis {
+pub(crate) enum ResumeBasis {
     /// The runs to continue: nothing else changed the stack since they started, as far as
     /// this working copy's record knows.
     Continue(ResumePoint),
@@ -32,7 +32,7 @@ pub enum ResumeBasis {
 
 impl ResumeBasis {
     /// From the runs of one provider's stack, oldest first.
-    pub fn of(runs: &[RunRecord], operation: Operation) -> Self {
+    pub(crate) fn of(runs: &[RunRecord], operation: Operation) -> Self {
         let mut chain = Vec::new();
         let mut by = None;
         for run in runs.iter().rev() {
@@ -58,13 +58,13 @@ impl ResumeBasis {
 impl ResumePoint {
     /// Each planned project's latest result over the runs, and those that did not succeed
     /// (or never ended): what `--resume` runs again, before what waited on them is added.
-    pub fn unfinished(&self) -> Vec<String> {
+    pub(crate) fn unfinished(&self) -> Vec<String> {
         self.latest().into_iter().filter(|(_, state)| state.needs_resume()).map(|(path, _)| path).collect()
     }
 
     /// The latest planned result of every project the runs planned. A prerequisite's own `up`
     /// inside a run is not planned work: it is left out.
-    pub fn latest(&self) -> BTreeMap<String, ProjectState> {
+    pub(crate) fn latest(&self) -> BTreeMap<String, ProjectState> {
         let mut latest = BTreeMap::new();
         for run in &self.runs {
             for record in run.projects.iter().filter(|record| record.operation.is_none()) {
@@ -75,11 +75,11 @@ impl ResumePoint {
     }
 
     /// When the first of the runs started (seconds since the epoch).
-    pub fn since(&self) -> f64 {
+    pub(crate) fn since(&self) -> f64 {
         self.runs.first().map_or(0.0, |run| run.started)
     }
 
-    pub fn run_ids(&self) -> Vec<&str> {
+    pub(crate) fn run_ids(&self) -> Vec<&str> {
         self.runs.iter().map(|run| run.run_id.as_str()).collect()
     }
 
@@ -88,7 +88,13 @@ impl ResumePoint {
     /// epoch). Any recorded run counts, not only these: whole seconds blur the moment one run
     /// ended and the next began. A record whose runner died has no end, and one it had not yet
     /// saved as started may have started any time after its run did.
-    pub fn explains(&self, projects: &[&str], operation: Option<Operation>, started: f64, ended: Option<f64>) -> bool {
+    pub(crate) fn explains(
+        &self,
+        projects: &[&str],
+        operation: Option<Operation>,
+        started: f64,
+        ended: Option<f64>,
+    ) -> bool {
         let Some(operation) = operation else { return false };
         self.known.iter().any(|run| {
             let killed = run.ended.is_none();

@@ -7,18 +7,18 @@ use crate::error::{Result, UserError};
 /// `.runner/history/`: one JSON file per run, replaced atomically on every change, so a crash
 /// leaves either the previous or the next complete version, never half a file.
 #[derive(Debug, Clone)]
-pub struct RunStore {
+pub(crate) struct RunStore {
     dir: PathBuf,
     /// `.runner/last-success/`: the success index, one file per stack.
     index_dir: PathBuf,
 }
 
 impl RunStore {
-    pub fn new(state_dir: &Path) -> Self {
+    pub(crate) fn new(state_dir: &Path) -> Self {
         Self { dir: state_dir.join("history"), index_dir: state_dir.join("last-success") }
     }
 
-    pub fn save(&self, record: &RunRecord) -> Result<()> {
+    pub(crate) fn save(&self, record: &RunRecord) -> Result<()> {
         let mut json = serde_json::to_vec_pretty(record).map_err(|err| UserError::Internal(err.to_string()))?;
         json.push(b'\n');
         write_atomically(&self.dir.join(format!("{}.json", record.run_id)), &json)
@@ -26,7 +26,7 @@ impl RunStore {
 
     /// Every readable run, oldest first. Unreadable files are skipped with a warning (once per
     /// file): `--resume` must not silently pick an older run.
-    pub fn runs(&self) -> Vec<RunRecord> {
+    pub(crate) fn runs(&self) -> Vec<RunRecord> {
         let Ok(entries) = std::fs::read_dir(&self.dir) else { return Vec::new() };
         let mut runs: Vec<RunRecord> = entries
             .filter_map(|entry| entry.ok())
@@ -50,7 +50,7 @@ impl RunStore {
 
     /// When each project of `stack` last succeeded. Histories from before the index existed get
     /// one, built once from their records.
-    pub fn success_index(&self, stack: &str) -> SuccessIndex {
+    pub(crate) fn success_index(&self, stack: &str) -> SuccessIndex {
         if let Some(index) = SuccessIndex::load(&self.index_dir, stack) {
             return index;
         }
@@ -60,13 +60,13 @@ impl RunStore {
         index
     }
 
-    pub fn save_success_index(&self, stack: &str, index: &SuccessIndex) -> Result<()> {
+    pub(crate) fn save_success_index(&self, stack: &str, index: &SuccessIndex) -> Result<()> {
         index.save(&self.index_dir, stack)
     }
 
     /// Deletes the oldest records of a provider's stack beyond the newest `keep` (runs still
     /// running are never deleted). Their successes stay in the success index. Returns how many went.
-    pub fn prune(&self, provider: &str, stack: &str, keep: usize) -> usize {
+    pub(crate) fn prune(&self, provider: &str, stack: &str, keep: usize) -> usize {
         let runs = self.runs_of(provider, stack);
         let excess = runs.len().saturating_sub(keep);
         runs.iter()
@@ -77,18 +77,18 @@ impl RunStore {
     }
 
     /// One run by id.
-    pub fn run(&self, run_id: &str) -> Option<RunRecord> {
+    pub(crate) fn run(&self, run_id: &str) -> Option<RunRecord> {
         let bytes = std::fs::read(self.dir.join(format!("{run_id}.json"))).ok()?;
         serde_json::from_slice(&bytes).ok()
     }
 
-    pub fn runs_of(&self, provider: &str, stack: &str) -> Vec<RunRecord> {
+    pub(crate) fn runs_of(&self, provider: &str, stack: &str) -> Vec<RunRecord> {
         self.runs().into_iter().filter(|run| run.stack == stack && run.provider == provider).collect()
     }
 
     /// Runs still marked running whose runner is gone (killed, crashed, machine restarted).
     /// They are marked interrupted, and returned so the user is told.
-    pub fn settle_abandoned(&self, provider: &str, stack: &str) -> Vec<RunRecord> {
+    pub(crate) fn settle_abandoned(&self, provider: &str, stack: &str) -> Vec<RunRecord> {
         let mut abandoned = Vec::new();
         for mut run in self.runs_of(provider, stack) {
             if run.abandoned() {

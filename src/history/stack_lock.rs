@@ -9,7 +9,7 @@ use crate::error::{Result, UserError};
 
 /// Who holds a stack: enough for a person to find the other runner.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LockHolder {
+pub(crate) struct LockHolder {
     pub pid: u32,
     /// The clock tick the runner started at: with the pid, its identity. Absent in locks of
     /// runners older than identities.
@@ -22,11 +22,11 @@ pub struct LockHolder {
 
 impl LockHolder {
     /// Whether the runner that wrote the lock runs: a process that got its pid since does not count.
-    pub fn runs(&self) -> bool {
+    pub(crate) fn runs(&self) -> bool {
         recorded_process_runs(self.pid, self.start_ticks)
     }
 
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let started = humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(self.started));
         format!("pid {} on `{}` since {started} (`{}`)", self.pid, self.host, self.command)
     }
@@ -35,7 +35,7 @@ impl LockHolder {
 /// One runner per repository and stack: `.runner/locks/<stack>.lock`, created exclusively and
 /// removed on drop. A lock whose process is gone is stale and taken over.
 #[derive(Debug)]
-pub struct StackLock {
+pub(crate) struct StackLock {
     path: PathBuf,
     /// Set when this lock replaced one left by a runner that no longer runs.
     pub replaced_stale: Option<LockHolder>,
@@ -44,7 +44,7 @@ pub struct StackLock {
 const WAIT_INTERVAL: Duration = Duration::from_millis(500);
 
 impl StackLock {
-    pub fn acquire(state_dir: &Path, stack: &str, command: &str, wait: bool) -> Result<Self> {
+    pub(crate) fn acquire(state_dir: &Path, stack: &str, command: &str, wait: bool) -> Result<Self> {
         let dir = state_dir.join("locks");
         std::fs::create_dir_all(&dir).map_err(|err| UserError::Unwritable { path: dir.clone(), source: err })?;
         let path = dir.join(format!("{stack}.lock"));
@@ -174,7 +174,7 @@ fn lock_is_old(path: &Path) -> bool {
         .is_some_and(|age| age > Duration::from_secs(5))
 }
 
-pub fn host_name() -> String {
+pub(crate) fn host_name() -> String {
     gethostname::gethostname().to_string_lossy().into_owned()
 }
 

@@ -13,7 +13,7 @@ use crate::provider::ProjectPath;
 /// provider and operation. Prerequisites read it instead of every run record, and it outlives
 /// pruned records. One file per stack, so it is only written under that stack's lock.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SuccessIndex {
+pub(crate) struct SuccessIndex {
     entries: Vec<LastSuccess>,
 }
 
@@ -45,7 +45,7 @@ impl SuccessIndex {
     }
 
     /// Builds it from whole run records, for histories written before the index existed.
-    pub fn from_runs<'a>(runs: impl IntoIterator<Item = &'a RunRecord>) -> Self {
+    pub(crate) fn from_runs<'a>(runs: impl IntoIterator<Item = &'a RunRecord>) -> Self {
         let mut index = Self::default();
         for run in runs {
             index.add_run(run);
@@ -54,7 +54,7 @@ impl SuccessIndex {
     }
 
     /// Takes in every success of `run`.
-    pub fn add_run(&mut self, run: &RunRecord) {
+    pub(crate) fn add_run(&mut self, run: &RunRecord) {
         for record in &run.projects {
             if let (ProjectState::Succeeded, Some(ended)) = (record.result, record.ended) {
                 self.record(&run.provider, &run.stack, &record.project, run.operation_of(record), ended);
@@ -63,7 +63,14 @@ impl SuccessIndex {
     }
 
     /// Notes a success; an older one than what is known changes nothing. Returns whether it changed.
-    pub fn record(&mut self, provider: &str, stack: &str, project: &str, operation: Operation, ended: f64) -> bool {
+    pub(crate) fn record(
+        &mut self,
+        provider: &str,
+        stack: &str,
+        project: &str,
+        operation: Operation,
+        ended: f64,
+    ) -> bool {
         let same = |entry: &&mut LastSuccess| {
             entry.provider == provider
                 && entry.stack == stack
@@ -85,7 +92,7 @@ impl SuccessIndex {
     }
 
     /// The part about one provider's stack.
-    pub fn of_stack(&self, provider: &str, stack: &str) -> StackSuccesses {
+    pub(crate) fn of_stack(&self, provider: &str, stack: &str) -> StackSuccesses {
         let entries = self.entries.iter().filter(|entry| entry.provider == provider && entry.stack == stack).cloned();
         StackSuccesses { entries: entries.collect() }
     }
@@ -93,12 +100,12 @@ impl SuccessIndex {
 
 /// The last successes on one stack, what a run's prerequisites need.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct StackSuccesses {
+pub(crate) struct StackSuccesses {
     entries: Vec<LastSuccess>,
 }
 
 impl StackSuccesses {
-    pub fn last_success(&self, project: &ProjectPath, operation: Operation) -> Option<SystemTime> {
+    pub(crate) fn last_success(&self, project: &ProjectPath, operation: Operation) -> Option<SystemTime> {
         self.entries
             .iter()
             .find(|entry| entry.project == project.as_str() && entry.operation == operation)

@@ -11,7 +11,7 @@ use crate::report::Reporter;
 /// Attempts come from `ProjectStarted`; retry waits, gates and hooks from the notes the Pulumi
 /// job sends at each of those steps (`attempt N failed (...); retrying in ...`, `waiting until
 /// ready: ...`, `ready: ...`, and the hook descriptions).
-pub struct TimelineRecorder {
+pub(crate) struct TimelineRecorder {
     state_dir: PathBuf,
     /// What each project waits for in the plan.
     waits_for: HashMap<String, Vec<String>>,
@@ -39,7 +39,7 @@ fn step_of_note(message: &str) -> Option<SegmentKind> {
 }
 
 impl TimelineRecorder {
-    pub fn new(state_dir: PathBuf, waits_for: HashMap<String, Vec<String>>) -> Self {
+    pub(crate) fn new(state_dir: PathBuf, waits_for: HashMap<String, Vec<String>>) -> Self {
         Self { state_dir, waits_for, timeline: None, open: HashMap::new(), error: None }
     }
 

@@ -10,7 +10,7 @@ const STDERR_TAIL_CHARS: usize = 300;
 
 /// Why a `command` hook failed; the project then counts as failed.
 #[derive(Debug, thiserror::Error)]
-pub enum CommandHookError {
+pub(crate) enum CommandHookError {
     #[error("cannot start `{program}`: {reason}")]
     Spawn { program: String, reason: String },
     #[error("`{program}` timed out after {}", humantime::format_duration(*.timeout))]
@@ -33,14 +33,14 @@ fn tail_text(tail: &str) -> String {
 
 /// What a hook printed: it goes to the project's log, masked there like all output.
 #[derive(Debug, Default)]
-pub struct HookOutput {
+pub(crate) struct HookOutput {
     pub stdout: String,
     pub stderr: String,
 }
 
 /// One `command` hook: `argv` run directly (no shell, so no interpolation), with the project's
 /// outputs in a JSON file named by `RUNNER_OUTPUTS_FILE` and as `RUNNER_OUTPUT_<NAME>` variables.
-pub struct CommandHook<'a> {
+pub(crate) struct CommandHook<'a> {
     pub argv: &'a [String],
     pub timeout: Duration,
     pub cwd: &'a Path,
@@ -53,7 +53,7 @@ pub struct CommandHook<'a> {
 }
 
 impl<'a> CommandHook<'a> {
-    pub fn new(
+    pub(crate) fn new(
         argv: &'a [String],
         timeout: Duration,
         cwd: &'a Path,
@@ -66,12 +66,12 @@ impl<'a> CommandHook<'a> {
 
     #[cfg(test)]
     /// The hook's result is its exit status, not the end of its output.
-    pub async fn run(self, cancellation: &Cancellation) -> Result<(), CommandHookError> {
+    pub(crate) async fn run(self, cancellation: &Cancellation) -> Result<(), CommandHookError> {
         self.run_logged(cancellation).await.0
     }
 
     /// [`run`](Self::run), with what the hook printed for the project's log.
-    pub async fn run_logged(self, cancellation: &Cancellation) -> (Result<(), CommandHookError>, HookOutput) {
+    pub(crate) async fn run_logged(self, cancellation: &Cancellation) -> (Result<(), CommandHookError>, HookOutput) {
         let mut printed = HookOutput::default();
         let result = self.execute(cancellation, &mut printed).await;
         (result, printed)

@@ -4,7 +4,7 @@ use std::time::Duration;
 /// Why one attempt of a readiness gate did not pass; the gate's outcome quotes the last one
 /// with its causes (`ErrorChain`).
 #[derive(Debug, thiserror::Error)]
-pub enum GateAttemptError {
+pub(crate) enum GateAttemptError {
     #[error("cannot run {0}")]
     NotStarted(String),
     /// The command's exit code and the last lines it printed.

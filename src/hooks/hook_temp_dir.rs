@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 
 const PREFIX: &str = "runner-hook-";
 
-pub struct HookTempDir {
+pub(crate) struct HookTempDir {
     dir: tempfile::TempDir,
 }
 
 impl HookTempDir {
     /// `runner-hook-<pid>-XXXXXX` in the system's temporary folder: the pid tells a later run
     /// whether its runner is gone.
-    pub fn create() -> std::io::Result<Self> {
+    pub(crate) fn create() -> std::io::Result<Self> {
         Self::create_in(&std::env::temp_dir())
     }
 
@@ -24,12 +24,12 @@ impl HookTempDir {
         Ok(Self { dir: tempfile::Builder::new().prefix(&prefix).permissions(private).tempdir_in(root)? })
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
     /// Removes the hook folders of runners that are no longer running; returns them.
-    pub fn remove_leftovers() -> Vec<PathBuf> {
+    pub(crate) fn remove_leftovers() -> Vec<PathBuf> {
         Self::remove_leftovers_in(&std::env::temp_dir())
     }
 

@@ -1,7 +1,7 @@
 /// A reqwest client builder on rustls with `ring`, the one crypto provider the runner ships
 /// (aws-lc-rs, reqwest's default, needs cmake and grows the binary). reqwest 0.13 takes the
 /// process's default provider, so it is installed once before the first client is built.
-pub fn http_client_builder() -> reqwest::ClientBuilder {
+pub(crate) fn http_client_builder() -> reqwest::ClientBuilder {
     static INSTALLED: std::sync::Once = std::sync::Once::new();
     INSTALLED.call_once(|| {
         // Refused only when a provider is installed already, which then serves as well.

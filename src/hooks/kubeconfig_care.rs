@@ -11,7 +11,7 @@ use super::KubeconfigError;
 
 /// What installing a kubeconfig did besides merging.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KubeconfigInstall {
+pub(crate) struct KubeconfigInstall {
     /// The `current-context` after the merge.
     pub context: String,
     /// Replaced entries and `exec` users, one sentence each.
@@ -23,7 +23,7 @@ pub struct KubeconfigInstall {
 }
 
 /// What the user is told after an install: the backup first, then each warning.
-pub fn kubeconfig_notes(installed: &KubeconfigInstall) -> Vec<String> {
+pub(crate) fn kubeconfig_notes(installed: &KubeconfigInstall) -> Vec<String> {
     let backup = installed.backup.iter().map(|path| format!("kubeconfig backed up to `{}`", path.display()));
     backup.chain(installed.warnings.iter().map(|warning| format!("warning: {warning}"))).collect()
 }
@@ -40,7 +40,7 @@ fn name(entry: &Value) -> Option<&str> {
 
 /// The document to merge (with `current-context` kept unless `switch_context`) and the
 /// warnings the merge deserves.
-pub fn review_kubeconfig(existing: Option<&Value>, new: &Value, switch_context: bool) -> (Value, Vec<String>) {
+pub(crate) fn review_kubeconfig(existing: Option<&Value>, new: &Value, switch_context: bool) -> (Value, Vec<String>) {
     let mut warnings = Vec::new();
     for (key, kind) in SECTIONS {
         for entry in entries(Some(new), key) {
@@ -76,7 +76,7 @@ pub fn review_kubeconfig(existing: Option<&Value>, new: &Value, switch_context: 
 
 /// Copies `target` to `<target>.runner-backup-<UTC time>` (mode 0600) the first time this
 /// process is about to change it; `None` when there is nothing to back up or it was done.
-pub fn back_up_once(target: &Path) -> Result<Option<PathBuf>, KubeconfigError> {
+pub(crate) fn back_up_once(target: &Path) -> Result<Option<PathBuf>, KubeconfigError> {
     static DONE: OnceLock<Mutex<HashSet<PathBuf>>> = OnceLock::new();
     if !target.exists() {
         return Ok(None);
@@ -103,7 +103,7 @@ pub fn back_up_once(target: &Path) -> Result<Option<PathBuf>, KubeconfigError> {
 /// Before the merged kubeconfig replaces the user's file: refuses (naming the line) when the
 /// file holds what a rewrite drops (comments), and checks that the new text keeps every top-level
 /// key of the old one, in its order, and every value except the merged sections and the context.
-pub fn refuse_lossy_rewrite(
+pub(crate) fn refuse_lossy_rewrite(
     target: &Path,
     old_text: &str,
     old: Option<&Value>,

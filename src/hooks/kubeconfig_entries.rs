@@ -13,7 +13,7 @@ use super::KubeconfigError;
 /// The names of the clusters, users and contexts one installed kubeconfig held, and a digest of
 /// what each held once installed: a `destroy` takes an entry out only while it still holds that.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct KubeconfigEntries {
+pub(crate) struct KubeconfigEntries {
     pub contexts: Vec<String>,
     pub clusters: Vec<String>,
     pub users: Vec<String>,
@@ -39,7 +39,7 @@ fn entry_named<'a>(doc: &'a Value, section: &str, name: &str) -> Option<&'a Valu
 
 /// What taking the entries out did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KubeconfigRemoval {
+pub(crate) struct KubeconfigRemoval {
     /// The entries that were there and are gone; a cluster or user another context still uses stays.
     pub removed: KubeconfigEntries,
     /// Entries of these names that no longer hold what was installed (another checkout's or
@@ -58,7 +58,7 @@ fn names(doc: &Value, key: &str) -> Vec<String> {
 
 impl KubeconfigEntries {
     /// The entries of a kubeconfig about to be installed.
-    pub fn of(kubeconfig: &Value) -> Self {
+    pub(crate) fn of(kubeconfig: &Value) -> Self {
         Self {
             contexts: names(kubeconfig, "contexts"),
             clusters: names(kubeconfig, "clusters"),
@@ -68,7 +68,7 @@ impl KubeconfigEntries {
     }
 
     /// The digest of each of these entries as `installed` (the file after the merge) holds it.
-    pub fn with_digests(mut self, installed: &Value) -> Self {
+    pub(crate) fn with_digests(mut self, installed: &Value) -> Self {
         for (section, kind) in KINDS {
             for name in self.names(kind).to_vec() {
                 if let Some(digest) = entry_named(installed, section, &name).and_then(entry_digest) {
@@ -93,12 +93,12 @@ impl KubeconfigEntries {
         recorded.is_some_and(|recorded| entry_digest(entry).as_ref() == Some(recorded))
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.contexts.is_empty() && self.clusters.is_empty() && self.users.is_empty()
     }
 
     /// `context `a`, cluster `a`, user `a-admin``, for a sentence.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let mut parts = Vec::new();
         for (kind, list) in [("context", &self.contexts), ("cluster", &self.clusters), ("user", &self.users)] {
             parts.extend(list.iter().map(|name| format!("{kind} `{name}`")));
@@ -111,7 +111,7 @@ impl KubeconfigEntries {
 /// every named context; a named cluster or user only when no remaining context uses it; and
 /// `current-context` is unset when it named a removed context, so `kubectl` says "no context"
 /// instead of timing out against a cluster that is gone. A file without them is left as it is.
-pub fn remove_kubeconfig_entries(
+pub(crate) fn remove_kubeconfig_entries(
     target: &Path,
     entries: &KubeconfigEntries,
 ) -> Result<KubeconfigRemoval, KubeconfigError> {

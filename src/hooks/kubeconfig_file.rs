@@ -12,7 +12,7 @@ use serde_norway::{Mapping, Value};
 const SECTIONS: [&str; 3] = ["clusters", "users", "contexts"];
 
 #[derive(Debug, thiserror::Error)]
-pub enum KubeconfigError {
+pub(crate) enum KubeconfigError {
     #[error("the kubeconfig output is a {0}, expected a string or an object")]
     OutputType(&'static str),
     #[error("the kubeconfig output is neither a YAML/JSON kubeconfig nor base64 of one")]
@@ -46,7 +46,7 @@ fn malformed(which: &'static str, detail: String) -> KubeconfigError {
 
 /// Decodes a stack output value that is a kubeconfig, either YAML/JSON text or base64 of it.
 /// An output that is already an object (as some providers export it) is taken as is.
-pub fn decode_kubeconfig_output(value: &serde_json::Value) -> Result<Value, KubeconfigError> {
+pub(crate) fn decode_kubeconfig_output(value: &serde_json::Value) -> Result<Value, KubeconfigError> {
     let text = match value {
         serde_json::Value::String(text) => text,
         serde_json::Value::Object(_) => return serde_norway::to_value(value).map_err(|_| KubeconfigError::Undecodable),
@@ -90,7 +90,7 @@ fn section<'a>(doc: &'a Mapping, key: &str, which: &'static str) -> Result<&'a [
 /// `name` are replaced, all others kept in their order; new ones appended; current-context set to
 /// `new`'s current-context (or its first context when absent). Keeps other top-level keys of `existing`
 /// (preferences, extensions...). Returns the merged document.
-pub fn merge_kubeconfig(existing: Option<&Value>, new: &Value) -> Result<Value, KubeconfigError> {
+pub(crate) fn merge_kubeconfig(existing: Option<&Value>, new: &Value) -> Result<Value, KubeconfigError> {
     let new = new.as_mapping().ok_or_else(|| malformed("new", "the document is not a mapping".into()))?;
     for key in SECTIONS {
         let entries = section(new, key, "new")?;
@@ -134,7 +134,7 @@ pub fn merge_kubeconfig(existing: Option<&Value>, new: &Value) -> Result<Value, 
 
 /// The file to write: the first entry of KUBECONFIG (split on ':'; empty entries skipped) from `env`
 /// (a lookup closure, so tests don't touch the process env), else `$HOME/.kube/config`.
-pub fn kubeconfig_target(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf, KubeconfigError> {
+pub(crate) fn kubeconfig_target(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf, KubeconfigError> {
     if let Some(first) = env("KUBECONFIG").as_deref().and_then(|list| list.split(':').find(|entry| !entry.is_empty())) {
         return Ok(PathBuf::from(first));
     }
@@ -149,7 +149,7 @@ pub fn kubeconfig_target(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf
 /// creating parent folders, file mode 0600. Returns the context name that is now current.
 /// A symlinked target is followed so the link survives; an exclusive `flock` on the folder keeps
 /// concurrent hooks from losing each other's entries.
-pub fn install_kubeconfig(target: &Path, new: &Value) -> Result<String, KubeconfigError> {
+pub(crate) fn install_kubeconfig(target: &Path, new: &Value) -> Result<String, KubeconfigError> {
     install_kubeconfig_with_care(target, new, true).map(|installed| installed.context)
 }
 
@@ -157,7 +157,7 @@ pub fn install_kubeconfig(target: &Path, new: &Value) -> Result<String, Kubeconf
 /// process makes to it, a warning for every same-named entry replaced with different content and
 /// every user running an `exec` plugin, and `current-context` kept unless `switch_context`
 /// (or the file had none).
-pub fn install_kubeconfig_with_care(
+pub(crate) fn install_kubeconfig_with_care(
     target: &Path,
     new: &Value,
     switch_context: bool,

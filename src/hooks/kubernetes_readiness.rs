@@ -4,7 +4,7 @@ use crate::provider::{KubernetesKind, KubernetesObject};
 
 /// What a `kubernetes` gate found missing, in words its timeout message quotes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum NotReady {
+pub(crate) enum NotReady {
     #[error("{object} has no {condition} condition yet")]
     NoCondition { object: KubernetesObject, condition: &'static str },
     #[error("{object} is not {condition} (status {status}{because})")]
@@ -20,7 +20,7 @@ pub enum NotReady {
 }
 
 /// Whether an object `kubectl get -o json` returned is ready, in its kind's own terms.
-pub fn object_ready(object: &KubernetesObject, json: &Value) -> Result<(), NotReady> {
+pub(super) fn object_ready(object: &KubernetesObject, json: &Value) -> Result<(), NotReady> {
     match object.kind {
         KubernetesKind::CustomResourceDefinition => condition_true(object, json, "Established"),
         KubernetesKind::ApiService => condition_true(object, json, "Available"),
@@ -40,7 +40,7 @@ pub fn object_ready(object: &KubernetesObject, json: &Value) -> Result<(), NotRe
 /// Whether the EndpointSlices of a Service (`kubectl get endpointslices -l
 /// kubernetes.io/service-name=...`) hold an endpoint that takes traffic. An endpoint whose
 /// `ready` condition is absent counts as ready, as the EndpointSlice API says consumers should.
-pub fn endpoints_ready(object: &KubernetesObject, slices: &Value) -> Result<(), NotReady> {
+pub(super) fn endpoints_ready(object: &KubernetesObject, slices: &Value) -> Result<(), NotReady> {
     let slices = slices["items"].as_array().map(Vec::as_slice).unwrap_or_default();
     let endpoints: Vec<&Value> =
         slices.iter().flat_map(|slice| slice["endpoints"].as_array().map(Vec::as_slice).unwrap_or_default()).collect();

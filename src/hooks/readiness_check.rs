@@ -17,7 +17,7 @@ const MAX_BODY: usize = 1024 * 1024;
 
 /// How a gate ended, with what its last attempt said: the explanation a timeout needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GateOutcome {
+pub(crate) struct GateOutcome {
     pub passed: bool,
     pub attempts: u32,
     pub elapsed: Duration,
@@ -25,7 +25,7 @@ pub struct GateOutcome {
 }
 
 /// Tries the gate every `interval` until it passes, `timeout` runs out or the run is cancelled.
-pub async fn wait_until_ready(
+pub(crate) async fn wait_until_ready(
     gate: &ReadinessGate,
     cwd: &Path,
     env: &BTreeMap<String, String>,

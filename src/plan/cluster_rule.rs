@@ -73,13 +73,13 @@ fn waits_beyond_declared(graph: &ProjectGraph, node: NodeIndex, waiter: NodeInde
 /// The projects that wait for `node` in an `up`: its declared dependents and, by the cluster
 /// rule, what needs the cluster it provides. `--with-dependents`, `--from` and `--affected`
 /// follow these, so a change of the cluster reaches everything deployed into it.
-pub fn waiting_for(graph: &ProjectGraph, node: NodeIndex) -> Vec<NodeIndex> {
+pub(crate) fn waiting_for(graph: &ProjectGraph, node: NodeIndex) -> Vec<NodeIndex> {
     with_cluster_rule(graph, graph.dependents(node), |other| waits_beyond_declared(graph, node, other))
 }
 
 /// The projects `node` waits for in an `up`: its declared dependencies and, by the cluster rule,
 /// the cluster it needs. What a skip of `node` compares.
-pub fn waited_for(graph: &ProjectGraph, node: NodeIndex) -> Vec<NodeIndex> {
+pub(crate) fn waited_for(graph: &ProjectGraph, node: NodeIndex) -> Vec<NodeIndex> {
     with_cluster_rule(graph, graph.dependencies(node), |other| waits_beyond_declared(graph, other, node))
 }
 

@@ -6,7 +6,7 @@ use crate::graph::NodeIndex;
 /// What the history lets a plan promise: the expected total work and the longest chain of
 /// waits (the critical path), counting unknown projects as zero and naming them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CriticalPath {
+pub(crate) struct CriticalPath {
     /// The chain, first project first.
     pub projects: Vec<NodeIndex>,
     pub length: Duration,
@@ -18,12 +18,12 @@ pub struct CriticalPath {
 
 impl CriticalPath {
     /// The longest chain through declared dependencies, cluster providers and phase barriers.
-    pub fn of(plan: &ExecutionPlan) -> Self {
+    pub(crate) fn of(plan: &ExecutionPlan) -> Self {
         Self::with_durations(plan, &|slot| plan.steps[slot].expected)
     }
 
     /// As `of`, with durations by step slot from elsewhere (a finished run's real ones).
-    pub fn with_durations(plan: &ExecutionPlan, duration: &dyn Fn(usize) -> Option<Duration>) -> Self {
+    pub(crate) fn with_durations(plan: &ExecutionPlan, duration: &dyn Fn(usize) -> Option<Duration>) -> Self {
         let dag = plan.dag();
         let barrier = dag.barrier();
         let slots = dag.order(&|i| plan.priority(i));

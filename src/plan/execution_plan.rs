@@ -205,11 +205,11 @@ impl ExecutionPlan {
 }
 
 /// Smaller starts first: longest expected remaining chain, then phase, then declaration order.
-pub type StartPriority = (std::cmp::Reverse<Duration>, (u8, i64));
+pub(crate) type StartPriority = (std::cmp::Reverse<Duration>, (u8, i64));
 
 /// Which ready project starts first when nothing else is known: earlier phase, then
 /// declaration order (reversed for destroy).
-pub fn start_priority(project: &Project, node: NodeIndex, operation: Operation) -> (u8, i64) {
+pub(super) fn start_priority(project: &Project, node: NodeIndex, operation: Operation) -> (u8, i64) {
     let phase_rank = match (project.phase, operation.is_reversed()) {
         (Phase::Infrastructure, false) | (Phase::Kubernetes, true) => 0,
         _ => 1,

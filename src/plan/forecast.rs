@@ -6,7 +6,7 @@ use super::ExecutionPlan;
 
 /// Where a planned project stands, for a forecast.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StepProgress {
+pub(crate) enum StepProgress {
     Pending,
     /// Running for this long already.
     Running(Duration),
@@ -21,7 +21,11 @@ pub enum StepProgress {
 ///
 /// Every count and sum saturates: the progress comes from events, and no event sequence (a
 /// project reported twice, a blocker that ended after its follower started) may panic here.
-pub fn forecast_remaining(plan: &ExecutionPlan, parallelism: usize, progress: &[StepProgress]) -> Option<Duration> {
+pub(crate) fn forecast_remaining(
+    plan: &ExecutionPlan,
+    parallelism: usize,
+    progress: &[StepProgress],
+) -> Option<Duration> {
     let known: Vec<Duration> = plan.steps.iter().filter_map(|step| step.expected).collect();
     if known.is_empty() {
         return None;

@@ -6,9 +6,9 @@ mod operation;
 mod plan_dag;
 mod selection;
 
-pub use cluster_rule::{waited_for, waiting_for};
-pub use critical_path::CriticalPath;
-pub use execution_plan::{BarrierReason, ExecutionPlan, PhaseBarrier, PlanStep, StartPriority};
-pub use forecast::{forecast_remaining, StepProgress};
-pub use operation::Operation;
-pub use selection::{closure, Selection};
+pub(crate) use cluster_rule::{waited_for, waiting_for};
+pub(crate) use critical_path::CriticalPath;
+pub(crate) use execution_plan::{BarrierReason, ExecutionPlan, PhaseBarrier, PlanStep, StartPriority};
+pub(crate) use forecast::{forecast_remaining, StepProgress};
+pub(crate) use operation::Operation;
+pub(crate) use selection::{closure, Selection};

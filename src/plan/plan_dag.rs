@@ -18,7 +18,7 @@ pub(crate) struct PlanDag {
 
 impl PlanDag {
     /// `phase_of(node)` tells which steps feed the barrier.
-    pub fn new(steps: &[PlanStep], phase_of: &dyn Fn(NodeIndex) -> Phase) -> Self {
+    pub(crate) fn new(steps: &[PlanStep], phase_of: &dyn Fn(NodeIndex) -> Phase) -> Self {
         let count = steps.len();
         let slot = |node: NodeIndex| steps.binary_search_by_key(&node, |step| step.node).ok();
         let mut successors = vec![Vec::new(); count + 1];
@@ -43,13 +43,13 @@ impl PlanDag {
         Self { successors, blocker_counts }
     }
 
-    pub fn barrier(&self) -> usize {
+    pub(crate) fn barrier(&self) -> usize {
         self.successors.len() - 1
     }
 
     /// Slots in start order: among ready steps the smallest `key` first; the barrier is passed
     /// through as soon as it opens. Returns step slots only.
-    pub fn order<K: Ord + Copy>(&self, key: &dyn Fn(usize) -> K) -> Vec<usize> {
+    pub(crate) fn order<K: Ord + Copy>(&self, key: &dyn Fn(usize) -> K) -> Vec<usize> {
         let barrier = self.barrier();
         let mut remaining = self.blocker_counts.clone();
         let mut ready: BinaryHeap<Reverse<(K, usize)>> = BinaryHeap::new();
@@ -87,7 +87,7 @@ impl PlanDag {
 
     /// For each step, the longest sum of durations from its start to the end of the plan
     /// (itself included), given a topological `order` of step slots.
-    pub fn remaining_paths(&self, order: &[usize], duration: &dyn Fn(usize) -> Duration) -> Vec<Duration> {
+    pub(crate) fn remaining_paths(&self, order: &[usize], duration: &dyn Fn(usize) -> Duration) -> Vec<Duration> {
         let barrier = self.barrier();
         let mut paths = vec![Duration::ZERO; barrier + 1];
         let longest_after = |slot: usize, paths: &Vec<Duration>| {

@@ -6,7 +6,7 @@ use crate::provider::{nearest_name, ProjectPath};
 
 /// Which part of the graph to run. Pure: resolved against the graph, no I/O.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Selection {
+pub(crate) struct Selection {
     /// Start from these projects only (everything when empty).
     pub only: Vec<String>,
     pub with_dependencies: bool,
@@ -25,7 +25,7 @@ pub struct Selection {
 
 impl Selection {
     /// `provider` names the provider in the hint of an unknown project, so it runs as printed.
-    pub fn resolve(&self, graph: &ProjectGraph, provider: &str) -> Result<BTreeSet<NodeIndex>> {
+    pub(crate) fn resolve(&self, graph: &ProjectGraph, provider: &str) -> Result<BTreeSet<NodeIndex>> {
         let mut selected: BTreeSet<NodeIndex> = if self.only.is_empty() {
             (0..graph.len()).filter(|&node| !graph.project(node).only_as_prerequisite).collect()
         } else {
@@ -55,7 +55,7 @@ impl Selection {
 }
 
 /// `start` and everything reachable from it through `next`.
-pub fn closure(
+pub(crate) fn closure(
     graph: &ProjectGraph,
     start: impl IntoIterator<Item = NodeIndex>,
     next: impl Fn(NodeIndex) -> Vec<NodeIndex>,

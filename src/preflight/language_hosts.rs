@@ -7,7 +7,7 @@ use crate::pulumi::ChildEnvironment;
 
 /// `None` when a language host for `runtime` is found; otherwise what is wrong and the runtimes
 /// that would run, so `runtime: yml` is refused before a run instead of in its middle.
-pub fn language_host_problem(runtime: &str, environment: &ChildEnvironment) -> Option<String> {
+pub(crate) fn language_host_problem(runtime: &str, environment: &ChildEnvironment) -> Option<String> {
     let folders = host_folders(environment)?;
     let plugins = plugin_home(environment);
     if runtime_available(runtime, &folders, plugins.as_deref()) {

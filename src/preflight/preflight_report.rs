@@ -10,7 +10,7 @@ use crate::provider::{Project, Provider};
 use crate::pulumi::{Backend, ChildEnvironment, PulumiLocks, PulumiManifest};
 
 /// What the preflight looks at.
-pub struct PreflightInput<'a> {
+pub(crate) struct PreflightInput<'a> {
     pub root: &'a RepositoryRoot,
     pub provider: &'a Provider,
     /// The projects that would run.
@@ -34,7 +34,7 @@ pub struct PreflightInput<'a> {
 
 /// The problems (each stops the run) and notes (said once, never stop it) of a preflight.
 #[derive(Debug, Default)]
-pub struct Preflight {
+pub(crate) struct Preflight {
     pub problems: Vec<String>,
     pub notes: Vec<String>,
     /// A project's problem by its cause, in the order first found: one line per cause, with the
@@ -43,7 +43,7 @@ pub struct Preflight {
 }
 
 impl Preflight {
-    pub fn run(input: &PreflightInput) -> Self {
+    pub(crate) fn run(input: &PreflightInput) -> Self {
         let mut preflight = Preflight::default();
         if input.require_passphrase {
             preflight.check_passphrase(input.environment, input.backend);
@@ -84,7 +84,7 @@ impl Preflight {
     }
 
     /// `Err` with every problem when there is any; notes go to stderr either way.
-    pub fn into_result(self) -> Result<(), UserError> {
+    pub(crate) fn into_result(self) -> Result<(), UserError> {
         for note in &self.notes {
             crate::text::stderr_line!("note: {note}");
         }

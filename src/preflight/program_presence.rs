@@ -4,7 +4,7 @@ use std::path::Path;
 
 /// `None` when the folder holds a program `pulumi` can run for `runtime`; otherwise what is
 /// missing. MARA's manifests without their Python sources fail here, not in the middle of a run.
-pub fn program_problem(dir: &Path, runtime: &str) -> Option<String> {
+pub(crate) fn program_problem(dir: &Path, runtime: &str) -> Option<String> {
     let manifest: serde_norway::Value = ["Pulumi.yaml", "Pulumi.yml"]
         .iter()
         .find_map(|name| std::fs::read_to_string(dir.join(name)).ok())

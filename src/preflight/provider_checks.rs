@@ -5,14 +5,14 @@ use crate::pulumi::{ChildEnvironment, PulumiManifest};
 
 /// One check: its name, whether it passed, and what was found or how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProviderCheck {
+pub(crate) struct ProviderCheck {
     pub check: String,
     pub ok: bool,
     pub detail: String,
 }
 
 /// Credentials the provider's cloud needs (by `infra_type`), then a program in every project.
-pub fn provider_checks(provider: &Provider, environment: &ChildEnvironment) -> Vec<ProviderCheck> {
+pub(crate) fn provider_checks(provider: &Provider, environment: &ChildEnvironment) -> Vec<ProviderCheck> {
     let mut checks = Vec::new();
     let set = |name: &str| environment.get(name).is_some_and(|value| !value.is_empty());
     let credentials: Option<(&[&str], &str)> =

@@ -9,7 +9,7 @@ use crate::pulumi::{HolderState, LockListing, PulumiLocks, PulumiManifest};
 
 /// What reading the locks found and did.
 #[derive(Debug, Default)]
-pub struct LockSettlement {
+pub(crate) struct LockSettlement {
     /// One line per lock the run removed because its holder is gone.
     pub removed: Vec<String>,
     /// Locks held by a live or unknown holder: each stops the run.
@@ -19,7 +19,7 @@ pub struct LockSettlement {
 }
 
 /// The planned projects and, transitively, the prerequisites they bring up.
-pub fn with_prerequisites<'a>(provider: &'a Provider, planned: &[&'a Project]) -> Vec<&'a Project> {
+pub(crate) fn with_prerequisites<'a>(provider: &'a Provider, planned: &[&'a Project]) -> Vec<&'a Project> {
     let mut seen: BTreeSet<ProjectPath> = BTreeSet::new();
     let mut pending: Vec<&Project> = planned.to_vec();
     let mut all = Vec::new();
@@ -35,7 +35,7 @@ pub fn with_prerequisites<'a>(provider: &'a Provider, planned: &[&'a Project]) -
 
 /// Reads the locks of `projects`' stacks. With `remove`, a lock of a gone holder is removed
 /// (an orphaned `pulumi` of a runner that died is stopped first); without, it is only noted.
-pub fn settle_pulumi_locks(
+pub(crate) fn settle_pulumi_locks(
     locks: &PulumiLocks,
     provider: &Provider,
     projects: &[&Project],

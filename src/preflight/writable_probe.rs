@@ -8,7 +8,7 @@ use std::path::Path;
 /// Writes then removes a probe file in `dir`, or in its nearest existing ancestor when it does
 /// not exist yet (nothing is created): a read-only or full filesystem, or a file in the way, is
 /// found before any project runs, not after. `Err` is the system's error, its kind kept.
-pub fn probe_writable(dir: &Path) -> std::io::Result<()> {
+pub(super) fn probe_writable(dir: &Path) -> std::io::Result<()> {
     WritableProbe::default().probe(dir)
 }
 
@@ -16,13 +16,13 @@ pub fn probe_writable(dir: &Path) -> std::io::Result<()> {
 /// then) once per filesystem: a full or failing filesystem fails every folder on it alike, and
 /// each flush costs milliseconds before the first project may start.
 #[derive(Debug, Default)]
-pub struct WritableProbe {
+pub(crate) struct WritableProbe {
     flushed_devices: HashSet<u64>,
 }
 
 impl WritableProbe {
     /// Like [`probe_writable`], flushing only on a filesystem not flushed yet.
-    pub fn probe(&mut self, dir: &Path) -> std::io::Result<()> {
+    pub(crate) fn probe(&mut self, dir: &Path) -> std::io::Result<()> {
         let mut existing = dir;
         while !existing.exists() {
             existing = match existing.parent() {

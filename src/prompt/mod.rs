@@ -1,5 +1,5 @@
 mod terminal_prompter;
 mod terminal_restore;
 
-pub use terminal_prompter::TerminalPrompter;
-pub use terminal_restore::{restore_terminal, PromptInterruptGuard, QuietKeyboard};
+pub(crate) use terminal_prompter::TerminalPrompter;
+pub(crate) use terminal_restore::{restore_terminal, PromptInterruptGuard, QuietKeyboard};

@@ -6,19 +6,19 @@ use crate::provider::{ConfigKey, ValueKind};
 
 /// Asks one clear question at a time on the terminal. Only used when the run is interactive.
 /// While it lives, Ctrl-C restores the terminal before the runner exits.
-pub struct TerminalPrompter {
+pub(crate) struct TerminalPrompter {
     theme: Box<dyn Theme>,
     _interrupt: super::PromptInterruptGuard,
 }
 
 impl TerminalPrompter {
-    pub fn new(color: bool) -> Self {
+    pub(crate) fn new(color: bool) -> Self {
         let theme: Box<dyn Theme> = if color { Box::new(ColorfulTheme::default()) } else { Box::new(SimpleTheme) };
         Self { theme, _interrupt: super::PromptInterruptGuard::install() }
     }
 
     /// The answer must be typed exactly (a stack name before `destroy`); anything else is a no.
-    pub fn typed_confirmation(&self, prompt: &str, expected: &str) -> Result<bool> {
+    pub(crate) fn typed_confirmation(&self, prompt: &str, expected: &str) -> Result<bool> {
         let answer = Input::<String>::with_theme(self.theme.as_ref())
             .with_prompt(prompt)
             .allow_empty(true)
@@ -28,7 +28,7 @@ impl TerminalPrompter {
     }
 
     /// A configuration value: choices as a list, integers and booleans re-asked until they parse.
-    pub fn config_value(&self, key: &ConfigKey, default: Option<&str>) -> Result<String> {
+    pub(crate) fn config_value(&self, key: &ConfigKey, default: Option<&str>) -> Result<String> {
         let prompt = format!("{} ({})", key.prompt, key.key);
         if key.secret {
             return self.secret(&prompt);
@@ -55,7 +55,7 @@ impl TerminalPrompter {
     }
 
     /// A secret: no echo, typed twice.
-    pub fn secret(&self, prompt: &str) -> Result<String> {
+    pub(crate) fn secret(&self, prompt: &str) -> Result<String> {
         Password::with_theme(self.theme.as_ref())
             .with_prompt(prompt)
             .with_confirmation("Repeat it", "the two entries differ; try again")

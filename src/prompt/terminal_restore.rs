@@ -31,7 +31,7 @@ fn apply(settings: &Termios) -> bool {
 }
 
 /// Puts the remembered settings back and shows the cursor, if stderr is a terminal.
-pub fn restore_terminal() {
+pub(crate) fn restore_terminal() {
     if let Some(saved) = ORIGINAL.get() {
         apply(saved);
     }
@@ -57,12 +57,12 @@ extern "C" fn restore_and_exit(_signal: libc::c_int) {
 /// While it lives, Ctrl-C at a prompt restores the terminal (echo, cursor) before the runner
 /// exits with 130, instead of dying with echo off after a secret prompt. Dropped, Ctrl-C gets its
 /// default action back, before the run's own handler takes over.
-pub struct PromptInterruptGuard {
+pub(crate) struct PromptInterruptGuard {
     installed: bool,
 }
 
 impl PromptInterruptGuard {
-    pub fn install() -> Self {
+    pub(crate) fn install() -> Self {
         if remember_original().is_none() {
             return Self { installed: false };
         }
@@ -93,12 +93,12 @@ impl Drop for PromptInterruptGuard {
 /// While it lives, keys typed during a run are not echoed (a `^C` or an Enter would push the
 /// live lines down and leave stale copies), and Ctrl-C no longer flushes pending output; the
 /// keyboard still sends signals. Dropped, the terminal is as it was and the cursor visible.
-pub struct QuietKeyboard {
+pub(crate) struct QuietKeyboard {
     active: bool,
 }
 
 impl QuietKeyboard {
-    pub fn start() -> Self {
+    pub(crate) fn start() -> Self {
         let Some(original) = remember_original() else { return Self { active: false } };
         let mut quiet = original.clone();
         quiet.local_modes &= !(LocalModes::ECHO | LocalModes::ECHOCTL | LocalModes::ECHONL);

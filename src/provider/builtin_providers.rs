@@ -2,25 +2,26 @@
 //! an unchanged MARA checkout, which has no `providers/` folder.
 
 /// `(name, text)` of every built-in provider: the repository's own files, verbatim.
-pub const BUILTIN_PROVIDERS: &[(&str, &str)] = &[
+pub(super) const BUILTIN_PROVIDERS: &[(&str, &str)] = &[
     ("aws", include_str!("../../providers/aws.toml")),
     ("digitalocean", include_str!("../../providers/digitalocean.toml")),
     ("linode", include_str!("../../providers/linode.toml")),
 ];
 
 /// `(name, text)` of every built-in shared set (`extends = "..."`).
-pub const BUILTIN_SETS: &[(&str, &str)] = &[("kubernetes", include_str!("../../providers/common/kubernetes.toml"))];
+pub(super) const BUILTIN_SETS: &[(&str, &str)] =
+    &[("kubernetes", include_str!("../../providers/common/kubernetes.toml"))];
 
-pub fn builtin_provider(name: &str) -> Option<&'static str> {
+pub(super) fn builtin_provider(name: &str) -> Option<&'static str> {
     BUILTIN_PROVIDERS.iter().find(|(known, _)| *known == name).map(|(_, text)| *text)
 }
 
-pub fn builtin_set(name: &str) -> Option<&'static str> {
+pub(super) fn builtin_set(name: &str) -> Option<&'static str> {
     BUILTIN_SETS.iter().find(|(known, _)| *known == name).map(|(_, text)| *text)
 }
 
 /// How a built-in definition is named in messages, where a file would give its path.
-pub fn builtin_label(relative: &str) -> std::path::PathBuf {
+pub(super) fn builtin_label(relative: &str) -> std::path::PathBuf {
     std::path::PathBuf::from(format!("(built-in) providers/{relative}"))
 }
 

@@ -2,7 +2,7 @@
 
 /// serde's `unknown field `depend_on`, expected one of `path`, ...` with `did you mean
 /// `depends_on`?` where one known field is near.
-pub fn with_suggestion(message: &str) -> String {
+pub(super) fn with_suggestion(message: &str) -> String {
     let Some(rest) = message.strip_prefix("unknown field `") else { return message.to_string() };
     let Some((field, expected)) = rest.split_once("`, expected one of ") else { return message.to_string() };
     let known: Vec<String> = expected.split(", ").map(|name| name.trim_matches('`').to_string()).collect();

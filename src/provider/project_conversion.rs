@@ -24,7 +24,7 @@ pub(super) struct ProjectConversion<'a> {
 }
 
 impl ProjectConversion<'_> {
-    pub fn convert(&self, raw: ProjectFile) -> Result<Project> {
+    pub(super) fn convert(&self, raw: ProjectFile) -> Result<Project> {
         let raw_path = raw.path.get_ref();
         let path = ProjectPath::new(raw_path);
         if path.as_str().is_empty() && !ProjectPath::escapes_root(raw_path) {

@@ -2,7 +2,7 @@
 
 /// Removes ANSI escape sequences: CSI (`ESC [ ... final`, colours and cursor moves), OSC
 /// (`ESC ] ... BEL` or `ESC \`, titles and links) and two-byte escapes.
-pub fn strip_ansi_codes(text: &str) -> String {
+pub(crate) fn strip_ansi_codes(text: &str) -> String {
     if !text.contains('\u{1b}') {
         return text.to_string();
     }

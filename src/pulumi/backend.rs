@@ -4,14 +4,14 @@ use super::ChildEnvironment;
 
 /// Where Pulumi keeps state. A file backend can be inspected directly, which saves processes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Backend {
+pub(crate) struct Backend {
     pub url: String,
     local_dir: Option<PathBuf>,
     organization: String,
 }
 
 impl Backend {
-    pub fn from_environment(env: &ChildEnvironment) -> Self {
+    pub(crate) fn from_environment(env: &ChildEnvironment) -> Self {
         let url = env.get("PULUMI_BACKEND_URL").unwrap_or("https://api.pulumi.com").to_string();
         let local_dir = url.strip_prefix("file://").map(|rest| {
             let rest = rest.split('?').next().unwrap_or(rest);
@@ -28,27 +28,27 @@ impl Backend {
         Self { url, local_dir, organization }
     }
 
-    pub fn is_local(&self) -> bool {
+    pub(crate) fn is_local(&self) -> bool {
         self.local_dir.is_some()
     }
 
     /// `organization/<project>/<stack>`: unambiguous on every backend, and no `stack select` needed.
-    pub fn qualified_stack(&self, project_name: &str, stack: &str) -> String {
+    pub(crate) fn qualified_stack(&self, project_name: &str, stack: &str) -> String {
         format!("{}/{project_name}/{stack}", self.organization)
     }
 
-    pub fn organization(&self) -> &str {
+    pub(crate) fn organization(&self) -> &str {
         &self.organization
     }
 
     /// `Some(exists)` on a file backend, `None` where only Pulumi can tell.
-    pub fn stack_exists(&self, project_name: &str, stack: &str) -> Option<bool> {
+    pub(crate) fn stack_exists(&self, project_name: &str, stack: &str) -> Option<bool> {
         let dir = self.local_dir.as_ref()?.join(".pulumi").join("stacks").join(project_name);
         Some(["json", "json.gz"].iter().any(|ext| dir.join(format!("{stack}.{ext}")).is_file()))
     }
 
     /// Lock files left for a stack on a file backend.
-    pub fn lock_files(&self, project_name: &str, stack: &str) -> Vec<PathBuf> {
+    pub(crate) fn lock_files(&self, project_name: &str, stack: &str) -> Vec<PathBuf> {
         let Some(root) = &self.local_dir else { return Vec::new() };
         let candidates = [
             root.join(".pulumi/locks").join(&self.organization).join(project_name).join(stack),
@@ -68,11 +68,11 @@ impl Backend {
     /// Every backend but the Pulumi Cloud service encrypts with a passphrase by default, one salt
     /// per stack file: a file shared by several stacks then decrypts in all of them. The service
     /// keys each stack separately.
-    pub fn uses_passphrase(&self) -> bool {
+    pub(crate) fn uses_passphrase(&self) -> bool {
         !(self.url.starts_with("https://") || self.url.starts_with("http://"))
     }
 
-    pub fn local_dir(&self) -> Option<&Path> {
+    pub(crate) fn local_dir(&self) -> Option<&Path> {
         self.local_dir.as_deref()
     }
 }

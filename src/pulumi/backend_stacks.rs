@@ -16,7 +16,7 @@ use crate::provider::{Project, ProjectPath, Provider};
 
 /// A stack as the backend holds it now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StackFacts {
+pub(crate) struct StackFacts {
     /// `None` when the backend holds no such stack.
     pub resources: Option<usize>,
     /// When its newest update record was written.
@@ -25,7 +25,7 @@ pub struct StackFacts {
 
 impl StackFacts {
     /// `12 resources`, `empty (destroyed, or never updated)`, `not in the backend`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self.resources {
             None => "not in the backend".into(),
             Some(0) => "empty (destroyed, or never updated)".into(),
@@ -33,13 +33,13 @@ impl StackFacts {
         }
     }
 
-    pub fn is_deployed(&self) -> bool {
+    pub(crate) fn is_deployed(&self) -> bool {
         self.resources.is_some_and(|count| count > 0)
     }
 }
 
 /// What every read of a run's stacks needs.
-pub struct BackendStacks {
+pub(crate) struct BackendStacks {
     pub provider: Provider,
     pub stack: String,
     pub environment: ChildEnvironment,
@@ -49,11 +49,11 @@ pub struct BackendStacks {
 }
 
 impl BackendStacks {
-    pub fn new(provider: Provider, stack: String, environment: ChildEnvironment, backend: Backend) -> Self {
+    pub(crate) fn new(provider: Provider, stack: String, environment: ChildEnvironment, backend: Backend) -> Self {
         Self { provider, stack, environment, backend, files: OnceLock::new() }
     }
 
-    pub fn files(&self) -> Result<&Arc<dyn StateFiles>, StateReadError> {
+    pub(crate) fn files(&self) -> Result<&Arc<dyn StateFiles>, StateReadError> {
         self.files.get_or_init(|| self.backend.state_files(&self.environment)).as_ref().map_err(Clone::clone)
     }
 
@@ -66,7 +66,7 @@ impl BackendStacks {
         DigestSalt::new(salt.unwrap_or_else(|| format!("runner {}", self.stack)).into_bytes())
     }
 
-    pub fn passphrase(&self) -> Option<String> {
+    pub(crate) fn passphrase(&self) -> Option<String> {
         if let Some(passphrase) = self.environment.vars().get("PULUMI_CONFIG_PASSPHRASE") {
             return Some(passphrase.clone());
         }
@@ -79,12 +79,12 @@ impl BackendStacks {
     }
 
     /// The checkpoint of `project`'s stack; `None` when it cannot be read or is not there.
-    pub fn checkpoint(&self, project: &Project) -> Option<Checkpoint> {
+    pub(crate) fn checkpoint(&self, project: &Project) -> Option<Checkpoint> {
         self.checkpoint_of(&self.stack_name(project)?).ok().flatten()
     }
 
     /// The checkpoint of the stack of the Pulumi project named `name`; `None` when there is none.
-    pub fn checkpoint_of(&self, name: &str) -> Result<Option<Checkpoint>, StateReadError> {
+    pub(crate) fn checkpoint_of(&self, name: &str) -> Result<Option<Checkpoint>, StateReadError> {
         let files = self.files()?;
         StackState::new(files.as_ref(), name, &self.stack)
             .checkpoint()
@@ -92,7 +92,7 @@ impl BackendStacks {
     }
 
     /// What the backend holds of `project`'s stack now, read for every verdict on its health.
-    pub fn facts(&self, project: &Project) -> Result<StackFacts, StateReadError> {
+    pub(crate) fn facts(&self, project: &Project) -> Result<StackFacts, StateReadError> {
         let files = self.files()?;
         let name = self.stack_name(project).ok_or(StateReadError::NoManifest)?;
         let state = StackState::new(files.as_ref(), &name, &self.stack);
@@ -109,7 +109,7 @@ impl BackendStacks {
     /// The outputs of the stack of the Pulumi project named `name`, secrets in clear, and the
     /// names of the secret ones; why not when the backend or a secret cannot be read here (Pulumi
     /// Cloud, a KMS secrets provider, no passphrase): `pulumi stack output` reads them then.
-    pub fn outputs_of(&self, name: &str) -> Result<StackOutputsRead, StateReadError> {
+    pub(crate) fn outputs_of(&self, name: &str) -> Result<StackOutputsRead, StateReadError> {
         let Some(checkpoint) = self.checkpoint_of(name)? else {
             return Ok(StackOutputsRead::default());
         };
@@ -120,13 +120,13 @@ impl BackendStacks {
 
     /// The key that opens a checkpoint's secrets, when its provider is the passphrase and the
     /// run has the right one.
-    pub fn key_of(&self, checkpoint: &Checkpoint) -> Option<PassphraseKey> {
+    pub(crate) fn key_of(&self, checkpoint: &Checkpoint) -> Option<PassphraseKey> {
         PassphraseKey::open(checkpoint.passphrase_salt()?, &self.passphrase()?).ok()
     }
 
     /// What `project`'s `up` would be made with now, as the message the update keeps: `pulumi`
     /// and the shared stack file are inputs too.
-    pub fn fingerprint(
+    pub(crate) fn fingerprint(
         &self,
         project: &Project,
         upstream: &[ProjectPath],
@@ -173,7 +173,7 @@ impl BackendStacks {
 
     /// The fingerprint `project`'s last `up` kept, when the backend proves its stack is as that
     /// `up` left it; otherwise which proof is missing.
-    pub fn deployed(&self, project: &Project) -> Result<String, StateReadError> {
+    pub(crate) fn deployed(&self, project: &Project) -> Result<String, StateReadError> {
         let files = self.files()?;
         let name = self.stack_name(project).ok_or(StateReadError::NoManifest)?;
         StackState::new(files.as_ref(), &name, &self.stack)

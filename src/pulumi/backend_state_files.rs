@@ -32,7 +32,7 @@ impl StateFiles for StoreFiles {
 /// Why the runner cannot read a stack's state itself; `pulumi` reads it then, or the runner does
 /// the safe thing (runs the project).
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum StateReadError {
+pub(crate) enum StateReadError {
     #[error("the runner reads no state on `{scheme}://` backends; only `pulumi` does")]
     Unsupported { scheme: String },
     /// The store's or the reader's own words, credentials left out.
@@ -47,7 +47,7 @@ pub enum StateReadError {
 impl Backend {
     /// The state files, signed with the credentials the runner gives its children; why not when
     /// the runner cannot read them.
-    pub fn state_files(&self, environment: &ChildEnvironment) -> Result<Arc<dyn StateFiles>, StateReadError> {
+    pub(crate) fn state_files(&self, environment: &ChildEnvironment) -> Result<Arc<dyn StateFiles>, StateReadError> {
         if let Some(dir) = self.local_dir() {
             return Ok(Arc::new(FolderFiles::new(dir.to_path_buf())));
         }

@@ -7,7 +7,7 @@ use crate::secrets::{url_password, SecretRule};
 /// The environment every `pulumi` child gets: the process environment, then the environment
 /// file over it, then what the runner itself needs.
 #[derive(Debug, Clone, Default)]
-pub struct ChildEnvironment {
+pub(crate) struct ChildEnvironment {
     vars: BTreeMap<String, String>,
     /// Names the environment file set: secret unless known or declared plain (`SecretRule`).
     file_keys: std::collections::BTreeSet<String>,
@@ -18,7 +18,7 @@ pub struct ChildEnvironment {
 const RUNNER_BACKEND_DIR: &str = "backend";
 
 impl ChildEnvironment {
-    pub fn build(
+    pub(crate) fn build(
         process: impl IntoIterator<Item = (String, String)>,
         file: &EnvironmentFile,
         root: &RepositoryRoot,
@@ -51,33 +51,33 @@ impl ChildEnvironment {
 
     /// Exactly `vars`, as the process environment of a checkout without an environment file.
     #[cfg(test)]
-    pub fn from_vars(vars: &[(&str, &str)]) -> Self {
+    pub(crate) fn from_vars(vars: &[(&str, &str)]) -> Self {
         let root = RepositoryRoot::unchecked(Path::new("/nonexistent"));
         Self::build(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())), &Default::default(), &root)
     }
 
     /// An empty value counts as unset, by the one rule of `RunEnvironment`.
-    pub fn get(&self, key: &str) -> Option<&str> {
+    pub(crate) fn get(&self, key: &str) -> Option<&str> {
         crate::backend::RunEnvironment::get(self, key)
     }
 
-    pub fn set(&mut self, key: &str, value: String) {
+    pub(crate) fn set(&mut self, key: &str, value: String) {
         self.vars.insert(key.into(), value);
     }
 
-    pub fn vars(&self) -> &BTreeMap<String, String> {
+    pub(crate) fn vars(&self) -> &BTreeMap<String, String> {
         &self.vars
     }
 
     /// True when `key` was set by the environment file.
-    pub fn set_by_file(&self, key: &str) -> bool {
+    pub(crate) fn set_by_file(&self, key: &str) -> bool {
         self.file_keys.contains(key)
     }
 
     /// Values that must never be printed, by `rule`: the environment file's entries, inherited
     /// variables named like credentials, the passphrase file's content and a password inside
     /// the backend URL.
-    pub fn secret_values(&self, rule: &SecretRule) -> Vec<String> {
+    pub(crate) fn secret_values(&self, rule: &SecretRule) -> Vec<String> {
         let mut secrets: Vec<String> = self
             .vars
             .iter()

@@ -167,7 +167,7 @@ const SECRET_SIGNATURE: &str = "4dabf18193072939515e22adb298388d";
 
 /// Whether an event log value is a secret: v3.259.0 writes an object `{"<signature>": "1b47...",
 /// "ciphertext": "[secret]"}`; older CLIs and `stack output --json` the string `[secret]`.
-pub fn is_secret_value(value: &Value) -> bool {
+pub(super) fn is_secret_value(value: &Value) -> bool {
     match value {
         Value::String(text) => text == "[secret]",
         Value::Object(object) => object.contains_key(SECRET_SIGNATURE),
@@ -176,7 +176,7 @@ pub fn is_secret_value(value: &Value) -> bool {
 }
 
 /// Removes Pulumi's `<{%fg 1%}>`-style colour markup.
-pub fn strip_color_tags(text: &str) -> String {
+pub(super) fn strip_color_tags(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("<{%") {

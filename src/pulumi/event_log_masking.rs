@@ -9,7 +9,7 @@ use crate::secrets::SecretMask;
 /// The event log could not be masked; `removal` says whether the unmasked file is gone.
 #[derive(Debug, thiserror::Error)]
 #[error("could not mask the event log `{}`; {}", .path.display(), removal_text(.removal))]
-pub struct EventLogMaskError {
+pub(crate) struct EventLogMaskError {
     path: PathBuf,
     removal: Option<std::io::Error>,
     #[source]
@@ -25,7 +25,7 @@ fn removal_text(removal: &Option<std::io::Error>) -> String {
 
 /// Rewrites `path` line by line with every known secret masked (atomically, bounded memory).
 /// On failure the unmasked file is removed and the returned error says so.
-pub fn mask_event_log(path: &Path, mask: &SecretMask) -> Result<(), EventLogMaskError> {
+pub(crate) fn mask_event_log(path: &Path, mask: &SecretMask) -> Result<(), EventLogMaskError> {
     let Some(dir) = path.parent() else { return Ok(()) };
     mask_event_log_via(path, mask, dir)
 }

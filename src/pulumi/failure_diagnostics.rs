@@ -10,7 +10,7 @@ use crate::plan::Operation;
 /// else the language host's stderr (`info#err`, where YAML and Python programs explain
 /// themselves), else the `error:` lines Pulumi printed (errors before the engine starts, like a
 /// held lock, never reach the event log), else the exit code.
-pub fn failure_diagnostics(operation: Operation, outcome: &ProcessOutcome) -> FailureDetail {
+pub(super) fn failure_diagnostics(operation: Operation, outcome: &ProcessOutcome) -> FailureDetail {
     let progress = &outcome.progress;
     let printed: Vec<String> = outcome
         .output_tail
@@ -40,7 +40,7 @@ pub fn failure_diagnostics(operation: Operation, outcome: &ProcessOutcome) -> Fa
 }
 
 /// [`failure_diagnostics`] with the project's log file named, as reports show it.
-pub fn failure_summary(operation: Operation, outcome: &ProcessOutcome, log_path: PathBuf) -> FailureDetail {
+pub(crate) fn failure_summary(operation: Operation, outcome: &ProcessOutcome, log_path: PathBuf) -> FailureDetail {
     FailureDetail { log_path: Some(log_path), ..failure_diagnostics(operation, outcome) }
 }
 

@@ -3,10 +3,10 @@ use crate::error::{Location, Result, UserError};
 
 /// The environment entries whose values are `KUBECONFIG`-style path lists, where a shell user
 /// writes `~` and `$HOME`.
-pub const PATH_LIST_KEYS: [&str; 2] = ["KUBECONFIG", "PULUMI_CONFIG_PASSPHRASE_FILE"];
+pub(super) const PATH_LIST_KEYS: [&str; 2] = ["KUBECONFIG", "PULUMI_CONFIG_PASSPHRASE_FILE"];
 
 /// The entry with its home written out, or `None` when it names no home.
-pub fn expand_home(entry: &str, home: &str) -> Option<String> {
+pub(super) fn expand_home(entry: &str, home: &str) -> Option<String> {
     let home = home.trim_end_matches('/');
     if entry == "~" || entry.starts_with("~/") {
         return Some(format!("{home}{}", &entry[1..]));
@@ -34,7 +34,7 @@ pub fn expand_home(entry: &str, home: &str) -> Option<String> {
 
 /// Path entries that name the home (`~`, `$HOME`) refused when there is no `HOME` to expand
 /// them from, naming the environment file's line.
-pub fn refuse_home_without_home(file: &EnvironmentFile, home: Option<&str>) -> Result<()> {
+pub(crate) fn refuse_home_without_home(file: &EnvironmentFile, home: Option<&str>) -> Result<()> {
     if home.is_some_and(|home| !home.is_empty()) {
         return Ok(());
     }

@@ -36,7 +36,7 @@ const VOLATILE_PREFIXES: &[&str] = &[
 ];
 
 /// Everything a project's program gets besides its upstream outputs.
-pub struct ProjectInputs<'a> {
+pub(crate) struct ProjectInputs<'a> {
     pub folder: &'a Path,
     pub stack_files: &'a [PathBuf],
     pub environment: &'a ChildEnvironment,
@@ -52,7 +52,7 @@ pub struct ProjectInputs<'a> {
 /// (less those that differ per shell or CI job), the provider entry, and the `pulumi` binary, its
 /// language hosts and plugins (path, size and time: a new version is a new file). `None` when a
 /// part cannot be read.
-pub fn input_digest(salt: &DigestSalt, inputs: &ProjectInputs<'_>) -> Option<String> {
+pub(crate) fn input_digest(salt: &DigestSalt, inputs: &ProjectInputs<'_>) -> Option<String> {
     let mut parts: Vec<Vec<u8>> = Vec::new();
     let mut files = Vec::new();
     let mut visited = BTreeSet::new();

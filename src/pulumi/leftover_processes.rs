@@ -9,42 +9,42 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::cancel::ProcessIdentity;
 
 /// The environment variable that marks a pulumi invocation and everything it starts.
-pub const MARKER_VARIABLE: &str = "RUNNER_PROCESS_MARK";
+pub(crate) const MARKER_VARIABLE: &str = "RUNNER_PROCESS_MARK";
 
 /// A mark no other invocation on this machine carries, ever: this runner's identity (its pid and
 /// start tick, so a later runner that gets the same pid marks differently) and a counter.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProcessMark(String);
+pub(crate) struct ProcessMark(String);
 
 impl ProcessMark {
-    pub fn unique() -> Self {
+    pub(crate) fn unique() -> Self {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         Self(format!("{}-{}", ProcessIdentity::current().token(), NEXT.fetch_add(1, Ordering::Relaxed)))
     }
 
     /// The runner that made `mark` (a value of [`MARKER_VARIABLE`]); `None` for a mark of a
     /// runner older than identities, whose runner is then never judged gone.
-    pub fn runner_of(mark: &str) -> Option<ProcessIdentity> {
+    pub(crate) fn runner_of(mark: &str) -> Option<ProcessIdentity> {
         ProcessIdentity::parse(mark.rsplit_once('-')?.0)
     }
 
     /// What every mark of the runner `pid` (started at `start_ticks`, when known) begins with.
     /// Without the tick (a lock of a runner older than identities) only marks of that older
     /// form match, never those of a runner that got the same pid later.
-    pub fn prefix_of_runner(pid: u32, start_ticks: Option<u64>) -> String {
+    pub(crate) fn prefix_of_runner(pid: u32, start_ticks: Option<u64>) -> String {
         match start_ticks {
             Some(start_ticks) => format!("{}-", ProcessIdentity { pid, start_ticks }.token()),
             None => format!("{pid}-"),
         }
     }
 
-    pub fn value(&self) -> &str {
+    pub(crate) fn value(&self) -> &str {
         &self.0
     }
 
     /// Sends SIGKILL to every process carrying this mark; the pids it stopped. Processes that
     /// vanish or cannot be read while the list is made are skipped.
-    pub fn stop_marked_processes(&self) -> Vec<i32> {
+    pub(crate) fn stop_marked_processes(&self) -> Vec<i32> {
         let entry = format!("{MARKER_VARIABLE}={}", self.0);
         let own = std::process::id() as i32;
         let Ok(processes) = std::fs::read_dir("/proc") else { return Vec::new() };

@@ -6,7 +6,12 @@ use crate::execute::LockRecheck;
 /// The lock of the stack of the project in `dir`, read again after Pulumi said it is locked:
 /// a gone (or orphaned, then stopped) holder's lock is removed so the retry can start at once;
 /// a zombie counts as gone, so a `pulumi` killed a moment ago does not cost the whole backoff.
-pub async fn recheck_lock(dir: PathBuf, backend: Backend, environment: ChildEnvironment, stack: String) -> LockRecheck {
+pub(super) async fn recheck_lock(
+    dir: PathBuf,
+    backend: Backend,
+    environment: ChildEnvironment,
+    stack: String,
+) -> LockRecheck {
     tokio::task::spawn_blocking(move || {
         let Ok(manifest) = PulumiManifest::load(&dir) else { return LockRecheck::Unknown };
         let locks = PulumiLocks::new(&backend, &environment);

@@ -19,7 +19,7 @@ use crate::provider::{Project, Provider};
 
 /// A `preview` that reads mocks: the environment pointing at the throwaway backend (removed
 /// when this is dropped), and the upstream projects mocked.
-pub struct MockRun {
+pub(super) struct MockRun {
     pub environment: BTreeMap<String, String>,
     pub upstream: Vec<String>,
     _backend: tempfile::TempDir,
@@ -27,7 +27,7 @@ pub struct MockRun {
 
 /// For a `preview` whose upstream was never deployed: the run over mocks. For an `up`: a
 /// refusal naming the upstream to deploy first. `None` when nothing is missing.
-pub async fn mock_outputs(
+pub(super) async fn mock_outputs(
     context: &PulumiCliContext,
     project: &Project,
     operation: Operation,
@@ -66,7 +66,7 @@ pub async fn mock_outputs(
 }
 
 /// An upstream project with `mock_outputs` whose stack holds no deployment.
-pub struct MissingUpstream {
+pub(super) struct MissingUpstream {
     pub path: String,
     pub project_name: String,
     pub mocks: serde_json::Map<String, serde_json::Value>,
@@ -88,7 +88,7 @@ fn deployed(root: &Path, project_name: &str, stack: &str) -> bool {
 
 /// The dependencies of `project` that declare `mock_outputs` and were never deployed on
 /// `stack`; empty when the backend is not a local file backend (it cannot be told cheaply).
-pub fn missing_upstream(
+pub(super) fn missing_upstream(
     provider: &Provider,
     project: &Project,
     backend: &Backend,
@@ -122,7 +122,7 @@ fn encryption_salt(stack_file: &Path) -> Option<String> {
 /// the mocked ones written over them, and the previewed project's own stack as `stack init`
 /// leaves it when the real backend has none, so the preview creates nothing there. Returns its
 /// `PULUMI_BACKEND_URL`.
-pub fn mock_backend(
+pub(super) fn mock_backend(
     dir: &Path,
     backend: &Backend,
     stack: &str,

@@ -30,7 +30,7 @@ const GRACES: Graces =
 /// checkpoint ("failed to load checkpoint: EOF" for the next run). So the `pulumi` processes are
 /// first waited for; one still there gets a single SIGINT (it never had its signal); only what is
 /// left once no `pulumi` runs (plugins, language hosts, a `pulumi` that would not stop) is killed.
-pub fn stop_orphaned_children(runner_pid: u32, start_ticks: Option<u64>) -> usize {
+pub(crate) fn stop_orphaned_children(runner_pid: u32, start_ticks: Option<u64>) -> usize {
     stop_with(&ProcessMark::prefix_of_runner(runner_pid, start_ticks), GRACES)
 }
 

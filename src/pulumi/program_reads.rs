@@ -8,7 +8,7 @@ use std::path::Path;
 /// one is read for, so comparing it never misses a change); `None` when the program is not
 /// YAML, cannot be read, has no reference (its dependencies are read some other way) or reads
 /// a reference in a way not understood: every output counts then.
-pub fn program_reads(folder: &Path) -> Option<BTreeSet<String>> {
+pub(crate) fn program_reads(folder: &Path) -> Option<BTreeSet<String>> {
     let program = super::YamlProgram::load(folder)?;
     let references: Vec<String> = program
         .resources()

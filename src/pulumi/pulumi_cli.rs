@@ -19,7 +19,7 @@ use crate::provider::{Project, ProjectPath, Provider};
 use crate::secrets::SecretMask;
 
 /// What every project of a run shares.
-pub struct PulumiCliContext {
+pub(crate) struct PulumiCliContext {
     pub pulumi: PathBuf,
     pub provider: Provider,
     pub stack: String,
@@ -41,7 +41,7 @@ const NO_STACK: &str = "no stack named";
 
 /// Drives the real `pulumi` CLI for the executor, the way the Automation API would, minus its
 /// waste: no `stack select`, one process per operation, outputs read only when a hook needs them.
-pub struct PulumiCli {
+pub(crate) struct PulumiCli {
     context: PulumiCliContext,
     /// `stack init` writes the shared config file (the encryption salt); one at a time.
     stack_creation: Mutex<()>,
@@ -56,7 +56,7 @@ pub struct PulumiCli {
 }
 
 impl PulumiCli {
-    pub fn new(context: PulumiCliContext) -> Self {
+    pub(crate) fn new(context: PulumiCliContext) -> Self {
         let stacks = std::sync::Arc::new(BackendStacks::new(
             context.provider.clone(),
             context.stack.clone(),

@@ -37,7 +37,7 @@ enum LockPlace {
 
 /// One lock on a stack and who holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PulumiLock {
+pub(crate) struct PulumiLock {
     place: LockPlace,
     /// 0 when the lock object could not be read.
     pub pid: u32,
@@ -48,7 +48,7 @@ pub struct PulumiLock {
 
 /// What the runner knows of a lock's holder.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HolderState {
+pub(crate) enum HolderState {
     /// This host, and the process is dead or a zombie: nothing will ever release the lock.
     Gone,
     /// A `pulumi` on this host whose runner is gone: nobody reads what it does, and once it is
@@ -62,7 +62,7 @@ pub enum HolderState {
 
 impl PulumiLock {
     /// `pulumi` pid 123 of `root@vm` since 2026-11-22T22:05:19Z
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         if self.pid == 0 {
             return format!("an unreadable lock (`{}`)", self.location());
         }
@@ -71,7 +71,7 @@ impl PulumiLock {
     }
 
     /// As `describe`, with the holder's command line when this host can read it.
-    pub fn describe_holder(&self, state: &HolderState) -> String {
+    pub(crate) fn describe_holder(&self, state: &HolderState) -> String {
         match state {
             HolderState::Live { command } | HolderState::Orphan { command } if !command.is_empty() => {
                 format!("{} (`{command}`)", self.describe())
@@ -80,14 +80,14 @@ impl PulumiLock {
         }
     }
 
-    pub fn location(&self) -> String {
+    pub(crate) fn location(&self) -> String {
         match &self.place {
             LockPlace::File(path) => path.display().to_string(),
             LockPlace::StoreKey(key) => key.clone(),
         }
     }
 
-    pub fn holder(&self) -> HolderState {
+    pub(crate) fn holder(&self) -> HolderState {
         let same_host = self.pid != 0 && self.hostname == host_name();
         let alive = same_host && process_alive(self.pid);
         let facts = HolderFacts {
@@ -122,7 +122,7 @@ impl PulumiLock {
 
     /// Stops an orphaned holder the way a cancel would (SIGINT, so it may release the lock
     /// itself), then SIGKILL; true once it is gone.
-    pub fn stop_orphan(&self) -> bool {
+    pub(crate) fn stop_orphan(&self) -> bool {
         let Ok(pid) = i32::try_from(self.pid) else { return false };
         for (signal, wait) in [(libc::SIGINT, Duration::from_secs(10)), (libc::SIGKILL, Duration::from_secs(5))] {
             // The runner starts each `pulumi` as its process group's leader.
@@ -197,7 +197,7 @@ fn runner_of(pid: u32) -> Option<ProcessIdentity> {
 
 /// What a backend says about a stack's locks.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LockListing {
+pub(crate) enum LockListing {
     Read(Vec<PulumiLock>),
     /// The backend keeps its locks where the runner does not read them (the Pulumi Cloud
     /// service refuses a second update itself).
@@ -208,21 +208,21 @@ pub enum LockListing {
 }
 
 /// Reads and removes the Pulumi locks of a backend, with the environment the runner's children get.
-pub struct PulumiLocks<'a> {
+pub(crate) struct PulumiLocks<'a> {
     pub backend: &'a Backend,
     pub environment: &'a ChildEnvironment,
 }
 
 impl<'a> PulumiLocks<'a> {
     /// Knowing only what this host's processes say.
-    pub fn new(backend: &'a Backend, environment: &'a ChildEnvironment) -> Self {
+    pub(crate) fn new(backend: &'a Backend, environment: &'a ChildEnvironment) -> Self {
         Self { backend, environment }
     }
 
     /// Who holds `lock`, judged once for every caller from this host's processes now (an ended
     /// run's record proves nothing: its pid may have been given to a new `pulumi`); an orphaned
     /// `pulumi` is stopped first when `stop_orphans` (then gone if it stopped).
-    pub fn judge(&self, lock: &PulumiLock, stop_orphans: bool) -> HolderState {
+    pub(crate) fn judge(&self, lock: &PulumiLock, stop_orphans: bool) -> HolderState {
         let state = lock.holder();
         if stop_orphans && matches!(state, HolderState::Orphan { .. }) && lock.stop_orphan() {
             return HolderState::Gone;
@@ -238,7 +238,7 @@ fn lock_time(stamp: &str) -> Option<f64> {
 }
 
 impl PulumiLocks<'_> {
-    pub fn read(&self, project_name: &str, stack: &str) -> LockListing {
+    pub(crate) fn read(&self, project_name: &str, stack: &str) -> LockListing {
         let organization = self.backend.organization();
         let folders = [
             format!(".pulumi/locks/{organization}/{project_name}/{stack}/"),
@@ -293,7 +293,7 @@ impl PulumiLocks<'_> {
         LockListing::Read(locks)
     }
 
-    pub fn remove(&self, lock: &PulumiLock) -> Result<(), super::LockRemovalError> {
+    pub(crate) fn remove(&self, lock: &PulumiLock) -> Result<(), super::LockRemovalError> {
         match &lock.place {
             LockPlace::File(file) => {
                 match std::fs::remove_file(file) {

@@ -5,7 +5,7 @@ use serde_norway::Value;
 
 /// The parts of a project's `Pulumi.yaml` the runner needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PulumiManifest {
+pub(crate) struct PulumiManifest {
     pub name: String,
     pub runtime: String,
     /// MARA's projects point at a shared config folder with `config: ../../config/pulumi`.
@@ -14,7 +14,7 @@ pub struct PulumiManifest {
 
 /// Why a project's `Pulumi.yaml` cannot be used; the cause kept as `source()`.
 #[derive(Debug, thiserror::Error)]
-pub enum ManifestError {
+pub(crate) enum ManifestError {
     #[error("no `Pulumi.yaml` in `{}`", crate::error::shown_path(.0))]
     Missing(PathBuf),
     #[error("cannot read `{}`", crate::error::shown_path(.0))]
@@ -35,7 +35,7 @@ struct RawManifest {
 }
 
 impl PulumiManifest {
-    pub fn load(project_dir: &Path) -> Result<Self, ManifestError> {
+    pub(crate) fn load(project_dir: &Path) -> Result<Self, ManifestError> {
         let path = ["Pulumi.yaml", "Pulumi.yml"]
             .iter()
             .map(|name| project_dir.join(name))
@@ -45,7 +45,7 @@ impl PulumiManifest {
         Self::parse(&path, &text, project_dir)
     }
 
-    pub fn parse(path: &Path, text: &str, project_dir: &Path) -> Result<Self, ManifestError> {
+    pub(crate) fn parse(path: &Path, text: &str, project_dir: &Path) -> Result<Self, ManifestError> {
         let raw: RawManifest =
             serde_norway::from_str(text).map_err(|err| ManifestError::Invalid(path.to_path_buf(), err))?;
         let name = raw

@@ -24,18 +24,18 @@ const DRAIN_LIMIT: Duration = Duration::from_secs(10);
 
 /// How a child process ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ExitState {
+pub(crate) enum ExitState {
     Exited(i32),
     Signaled(i32),
     SpawnFailed(String),
 }
 
 impl ExitState {
-    pub fn success(&self) -> bool {
+    pub(crate) fn success(&self) -> bool {
         matches!(self, ExitState::Exited(0))
     }
 
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             ExitState::Exited(code) => format!("exit code {code}"),
             ExitState::Signaled(signal) => format!("signal {signal}{}", signal_name(*signal)),
@@ -58,7 +58,7 @@ fn signal_name(signal: i32) -> &'static str {
 }
 
 #[derive(Debug, Clone)]
-pub struct ProcessOutcome {
+pub(crate) struct ProcessOutcome {
     pub exit: ExitState,
     pub progress: OperationProgress,
     pub output_tail: Vec<String>,
@@ -67,7 +67,7 @@ pub struct ProcessOutcome {
 }
 
 impl ProcessOutcome {
-    pub fn output_mentions(&self, needle: &str) -> bool {
+    pub(crate) fn output_mentions(&self, needle: &str) -> bool {
         self.output_tail.iter().any(|line| line.contains(needle))
             || self.progress.errors.iter().any(|line| line.contains(needle))
     }
@@ -75,7 +75,7 @@ impl ProcessOutcome {
 
 /// One `pulumi` invocation: its own process group, output streamed as events line by line,
 /// the event log followed for progress, the run's cancellation passed on (a [`ChildProcess`]).
-pub struct PulumiProcess<'a> {
+pub(crate) struct PulumiProcess<'a> {
     pub program: &'a Path,
     pub args: Vec<String>,
     pub cwd: &'a Path,
@@ -89,7 +89,7 @@ pub struct PulumiProcess<'a> {
 }
 
 impl PulumiProcess<'_> {
-    pub async fn run(self, events: &EventSender, cancellation: &Cancellation) -> ProcessOutcome {
+    pub(crate) async fn run(self, events: &EventSender, cancellation: &Cancellation) -> ProcessOutcome {
         let mark = ProcessMark::unique();
         let mut child = ChildProcess::new(self.program)
             .args(&self.args)

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-pub use crate::execute::{ChangeKind, ResourceChange};
+pub(super) use crate::execute::{ChangeKind, ResourceChange};
 
 #[derive(Deserialize)]
 struct Line {
@@ -39,13 +39,13 @@ struct Metadata {
 
 /// Collects resource changes from event lines, one entry per resource.
 #[derive(Debug, Default)]
-pub struct ResourceChangeCollector {
+pub(super) struct ResourceChangeCollector {
     /// By URN; the step that finished (`resOutputsEvent`) wins over the one announced.
     by_urn: BTreeMap<String, (ResourceChange, bool)>,
 }
 
 impl ResourceChangeCollector {
-    pub fn add_line(&mut self, line: &str) {
+    pub(super) fn add_line(&mut self, line: &str) {
         let line = line.trim();
         if line.is_empty() || !(line.contains("resourcePreEvent") || line.contains("resOutputsEvent")) {
             return;
@@ -102,7 +102,7 @@ impl ResourceChangeCollector {
     }
 
     /// Destructive changes first (deletes, then replaces), then updates and creates, by name.
-    pub fn finish(self) -> Vec<ResourceChange> {
+    pub(super) fn finish(self) -> Vec<ResourceChange> {
         let mut changes: Vec<ResourceChange> = self.by_urn.into_values().map(|(change, _)| change).collect();
         changes.sort_by(|a, b| (a.kind, &a.name, &a.urn).cmp(&(b.kind, &b.name, &b.urn)));
         changes
@@ -110,7 +110,7 @@ impl ResourceChangeCollector {
 }
 
 /// The changed resources an event log names; an unreadable or missing log names none.
-pub fn read_resource_changes(path: &Path) -> Vec<ResourceChange> {
+pub(crate) fn read_resource_changes(path: &Path) -> Vec<ResourceChange> {
     let Ok(file) = std::fs::File::open(path) else { return Vec::new() };
     let mut collector = ResourceChangeCollector::default();
     let mut reader = std::io::BufReader::new(file);

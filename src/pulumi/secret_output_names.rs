@@ -10,7 +10,7 @@ use crate::execute::ProjectCliError;
 /// Without `--show-secrets`, `pulumi stack output --json` prints every secret output as
 /// `"[secret]"`: the names Pulumi marks secret, for when the event log did not show the outputs
 /// (a run whose outputs did not change, an event log that could not be read).
-pub async fn secret_output_names(
+pub(crate) async fn secret_output_names(
     pulumi: &Path,
     dir: &Path,
     stack: &str,
@@ -34,7 +34,7 @@ pub async fn secret_output_names(
 }
 
 /// The names whose value is a secret in what `pulumi stack output --json` printed.
-pub fn secret_names_in(json: &[u8]) -> Result<Vec<String>, ProjectCliError> {
+pub(super) fn secret_names_in(json: &[u8]) -> Result<Vec<String>, ProjectCliError> {
     let outputs: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(json)
         .map_err(|source| ProjectCliError::NoJson { command: "pulumi stack output --json", source })?;
     Ok(outputs.into_iter().filter(|(_, value)| is_secret_value(value)).map(|(name, _)| name).collect())

@@ -10,7 +10,7 @@ use crate::provider::{Project, Provider};
 /// stack file through the first project's stack. Values only ever go in through
 /// `pulumi config set --secret`, so they are stored encrypted and never in plain text.
 #[derive(Debug, Clone)]
-pub struct SecretStore {
+pub(crate) struct SecretStore {
     project_dir: PathBuf,
     qualified_stack: String,
     /// `--config-file` for `config set`, when the target is the shared stack file.
@@ -26,7 +26,7 @@ pub struct SecretStore {
 impl SecretStore {
     /// `use_secrets_project`: project secrets go to the secrets project when the provider names
     /// one; secret configuration keys always go to the shared file every project reads.
-    pub fn locate(
+    pub(crate) fn locate(
         root: &RepositoryRoot,
         provider: &Provider,
         stack: &str,
@@ -61,7 +61,7 @@ impl SecretStore {
     }
 
     /// The keys already set in the target stack file.
-    pub fn keys_set(&self) -> Result<std::collections::BTreeSet<String>> {
+    pub(crate) fn keys_set(&self) -> Result<std::collections::BTreeSet<String>> {
         let config = StackConfig::load(&self.stack_file)?;
         Ok(config.keys().filter(|key| config.contains(key)).map(str::to_string).collect())
     }
@@ -69,21 +69,21 @@ impl SecretStore {
     /// True when the secrets go to the stack file every project reads, to be decrypted by every stack.
     /// The stack that holds the secrets: `(project name, project folder)` and whether it exists
     /// yet (`None` when the backend cannot tell), so a caller can say a stack is about to be made.
-    pub fn holder(&self, backend: &Backend) -> (&str, &Path, Option<bool>) {
+    pub(crate) fn holder(&self, backend: &Backend) -> (&str, &Path, Option<bool>) {
         (&self.project_name, &self.project_dir, backend.stack_exists(&self.project_name, &self.stack))
     }
 
-    pub fn is_shared(&self) -> bool {
+    pub(crate) fn is_shared(&self) -> bool {
         self.shared
     }
 
     /// The file the secrets end up in.
-    pub fn stack_file(&self) -> &Path {
+    pub(crate) fn stack_file(&self) -> &Path {
         &self.stack_file
     }
 
     /// Stores `value` encrypted, creating the stack first when needed (`config set` requires one).
-    pub fn store(
+    pub(crate) fn store(
         &self,
         pulumi: &Path,
         environment: &ChildEnvironment,

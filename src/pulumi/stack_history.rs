@@ -7,14 +7,14 @@ use std::time::SystemTime;
 use serde::Deserialize;
 
 use super::{Backend, ChildEnvironment, PulumiManifest};
-pub use crate::backend::{UpdateKind, UpdateResult};
+pub(crate) use crate::backend::{UpdateKind, UpdateResult};
 use crate::cancel::{Cancellation, ChildEnd, ChildProcess, QUERY_TIMEOUT};
 use crate::plan::Operation;
 use crate::provider::{ProjectPath, Provider};
 
 /// One entry of a stack's history.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StackUpdate {
+pub(crate) struct StackUpdate {
     pub kind: UpdateKind,
     pub result: UpdateResult,
     pub started: Option<SystemTime>,
@@ -23,18 +23,18 @@ pub struct StackUpdate {
 
 impl StackUpdate {
     /// The runner's operation that records this entry, if any.
-    pub fn operation(&self) -> Option<Operation> {
+    pub(crate) fn operation(&self) -> Option<Operation> {
         self.kind.operation()
     }
 
-    pub fn succeeded(&self) -> bool {
+    pub(crate) fn succeeded(&self) -> bool {
         self.result == UpdateResult::Succeeded
     }
 }
 
 /// A stack's updates, newest first.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct StackHistory {
+pub(crate) struct StackHistory {
     pub updates: Vec<StackUpdate>,
 }
 
@@ -50,7 +50,7 @@ struct RawUpdate {
 
 /// Why a stack's history could not be read; the cause kept as `source()`.
 #[derive(Debug, thiserror::Error)]
-pub enum StackHistoryError {
+pub(crate) enum StackHistoryError {
     #[error(transparent)]
     Project(#[from] super::ManifestError),
     #[error("cannot start {0}")]
@@ -66,7 +66,7 @@ pub enum StackHistoryError {
 impl StackHistory {
     /// Parses the JSON array the CLI prints. Every entry has `"version": 0` on a self-managed
     /// backend (file, S3), so the order is taken from the times, not the versions.
-    pub fn parse(text: &str) -> Result<Self, StackHistoryError> {
+    pub(crate) fn parse(text: &str) -> Result<Self, StackHistoryError> {
         let raw: Vec<RawUpdate> = serde_json::from_str(text).map_err(StackHistoryError::NoHistory)?;
         let time = |text: &Option<String>| {
             text.as_deref().and_then(|text| humantime::parse_rfc3339_weak(text.trim_end_matches('Z')).ok())
@@ -85,7 +85,7 @@ impl StackHistory {
     }
 
     /// When the stack last finished an `up` successfully.
-    pub fn last_successful_up(&self) -> Option<SystemTime> {
+    pub(crate) fn last_successful_up(&self) -> Option<SystemTime> {
         self.updates
             .iter()
             .filter(|update| update.kind == UpdateKind::Update && update.succeeded())
@@ -94,18 +94,18 @@ impl StackHistory {
     }
 
     /// The newest entry of `operation` (`up`, `refresh`, `destroy`), whatever its result.
-    pub fn latest_of(&self, operation: Operation) -> Option<&StackUpdate> {
+    pub(crate) fn latest_of(&self, operation: Operation) -> Option<&StackUpdate> {
         self.updates.iter().find(|update| update.operation() == Some(operation))
     }
 
-    pub fn latest(&self) -> Option<&StackUpdate> {
+    pub(crate) fn latest(&self) -> Option<&StackUpdate> {
         self.updates.first()
     }
 }
 
 /// Reads a project's stack history from the backend the environment names. `Ok(None)`: the
 /// stack does not exist there. One `pulumi` process; no passphrase is needed for it.
-pub fn read_stack_history(
+pub(crate) fn read_stack_history(
     pulumi: &Path,
     environment: &ChildEnvironment,
     project_dir: &Path,
@@ -135,14 +135,14 @@ pub fn read_stack_history(
 /// Where the runner asks the backend: only a backend other copies of the repository can share.
 /// The runner's own file backend under `.runner/backend` belongs to this working copy, whose
 /// run history already knows everything that happened to it.
-pub fn backend_is_shared(environment: &ChildEnvironment) -> bool {
+pub(crate) fn backend_is_shared(environment: &ChildEnvironment) -> bool {
     !environment.default_backend
 }
 
 /// A project's stack history on a shared backend; `None` when the backend is this copy's own,
 /// the project or its stack cannot be found, or `pulumi` fails (then the runner behaves as
 /// if nothing were known, which at worst runs a prerequisite once more).
-pub fn project_history(
+pub(crate) fn project_history(
     pulumi: &Path,
     environment: &ChildEnvironment,
     provider: &Provider,

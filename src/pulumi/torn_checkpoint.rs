@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime};
 use super::Backend;
 
 /// The sidecar of `project_name`'s `stack` checkpoint when it is torn: empty or not JSON.
-pub fn torn_checkpoint_sidecar(backend: &Backend, project_name: &str, stack: &str) -> Option<PathBuf> {
+pub(super) fn torn_checkpoint_sidecar(backend: &Backend, project_name: &str, stack: &str) -> Option<PathBuf> {
     let dir = backend.local_dir()?.join(".pulumi").join("stacks").join(project_name);
     ["json", "json.gz", "json.zst"].iter().find_map(|ext| {
         let checkpoint = dir.join(format!("{stack}.{ext}"));
@@ -27,7 +27,7 @@ pub fn torn_checkpoint_sidecar(backend: &Backend, project_name: &str, stack: &st
 }
 
 /// Removes the torn sidecar of the stack, if any; the line that says so.
-pub fn repair_torn_checkpoint(backend: &Backend, project_name: &str, stack: &str) -> Option<String> {
+pub(crate) fn repair_torn_checkpoint(backend: &Backend, project_name: &str, stack: &str) -> Option<String> {
     let sidecar = torn_checkpoint_sidecar(backend, project_name, stack)?;
     let qualified = backend.qualified_stack(project_name, stack);
     match std::fs::remove_file(&sidecar) {
@@ -41,11 +41,11 @@ pub fn repair_torn_checkpoint(backend: &Backend, project_name: &str, stack: &str
 
 /// fileblob writes and renames a temporary file within one write: one this old is no live
 /// writer's (and the caller has already found no live lock on the stack).
-pub const STALE_AFTER: Duration = Duration::from_secs(60);
+pub(super) const STALE_AFTER: Duration = Duration::from_secs(60);
 
 /// Removes the temporary files killed writers left for this stack (its checkpoint, history and
 /// backups); the line that says so.
-pub fn remove_stale_temporary_files(backend: &Backend, project_name: &str, stack: &str) -> Option<String> {
+pub(crate) fn remove_stale_temporary_files(backend: &Backend, project_name: &str, stack: &str) -> Option<String> {
     let root = backend.local_dir()?.join(".pulumi");
     let mut removed = 0;
     for folder in ["stacks", "history", "backups"] {

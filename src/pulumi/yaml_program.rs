@@ -2,7 +2,7 @@ use std::path::Path;
 
 /// A Pulumi YAML program as written: `Pulumi.yaml` (or `Pulumi.yml`) and, when there is one,
 /// `Main.yaml` beside it, which holds the resources when the manifest does not.
-pub struct YamlProgram {
+pub(crate) struct YamlProgram {
     /// The manifest, then `Main.yaml`.
     pub documents: Vec<serde_norway::Value>,
     /// Both files' text, one after the other, for what is read out of expressions.
@@ -11,7 +11,7 @@ pub struct YamlProgram {
 
 impl YamlProgram {
     /// `None` when the folder holds no manifest that parses, or its runtime is not `yaml`.
-    pub fn load(folder: &Path) -> Option<Self> {
+    pub(crate) fn load(folder: &Path) -> Option<Self> {
         let manifest_text =
             ["Pulumi.yaml", "Pulumi.yml"].iter().find_map(|name| std::fs::read_to_string(folder.join(name)).ok())?;
         let manifest: serde_norway::Value = serde_norway::from_str(&manifest_text).ok()?;
@@ -28,7 +28,7 @@ impl YamlProgram {
     }
 
     /// Every resource of both files, by its name.
-    pub fn resources(&self) -> impl Iterator<Item = (&serde_norway::Value, &serde_norway::Value)> {
+    pub(crate) fn resources(&self) -> impl Iterator<Item = (&serde_norway::Value, &serde_norway::Value)> {
         self.documents
             .iter()
             .filter_map(|document| document.get("resources").and_then(serde_norway::Value::as_mapping))

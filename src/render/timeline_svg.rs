@@ -77,7 +77,7 @@ fn escape(text: &str) -> String {
 }
 
 /// `2026-11-22 22:40:01 UTC`.
-pub fn clock(seconds: f64) -> String {
+pub(super) fn clock(seconds: f64) -> String {
     let Ok(time) = time::OffsetDateTime::from_unix_timestamp(seconds.floor() as i64) else { return "?".into() };
     time.format(&time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]:[second] UTC"))
         .unwrap_or_default()

@@ -13,7 +13,7 @@ fn project(path: &str, result: &str, segments: Vec<(SegmentKind, f64, f64)>) -> 
     }
 }
 
-pub fn interrupted_run() -> RunTimeline {
+pub(super) fn interrupted_run() -> RunTimeline {
     RunTimeline {
         run_id: "20261124T000000Z-1".into(),
         provider: "local".into(),

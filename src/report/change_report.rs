@@ -13,7 +13,7 @@ use crate::plan::Operation;
 
 /// One project's changes, or why it has none to show.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ProjectChanges {
+pub(crate) struct ProjectChanges {
     pub project: String,
     pub result: ProjectResult,
     /// Destructive changes first.
@@ -29,18 +29,18 @@ pub struct ProjectChanges {
 }
 
 impl ProjectChanges {
-    pub fn count(&self, kind: ChangeKind) -> usize {
+    pub(crate) fn count(&self, kind: ChangeKind) -> usize {
         self.resources.iter().filter(|change| change.kind == kind).count()
     }
 
-    pub fn has_changes(&self) -> bool {
+    pub(crate) fn has_changes(&self) -> bool {
         !self.resources.is_empty() || self.unnamed_changes > 0
     }
 }
 
 /// Every planned project of one run with its resource changes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ChangeReport {
+pub(crate) struct ChangeReport {
     pub operation: Operation,
     pub provider: String,
     pub stack: String,
@@ -52,7 +52,7 @@ const KINDS: [ChangeKind; 4] = [ChangeKind::Delete, ChangeKind::Replace, ChangeK
 impl ChangeReport {
     /// Reads each project's event log in `.runner/logs/<run-id>/` (already masked) with
     /// `read_changes`, the CLI adapter's reader: reports never parse the CLI's formats themselves.
-    pub fn from_run(summary: &RunSummary, read_changes: &dyn Fn(&Path) -> Vec<ResourceChange>) -> Self {
+    pub(crate) fn from_run(summary: &RunSummary, read_changes: &dyn Fn(&Path) -> Vec<ResourceChange>) -> Self {
         let info = summary.info.as_ref();
         let log_dir = info.map(|info| info.log_dir.as_path());
         let projects = summary
@@ -102,7 +102,7 @@ impl ChangeReport {
         }
     }
 
-    pub fn has_changes(&self) -> bool {
+    pub(crate) fn has_changes(&self) -> bool {
         self.projects.iter().any(ProjectChanges::has_changes)
     }
 
@@ -115,7 +115,7 @@ impl ChangeReport {
     }
 
     /// Printed after the run's table: every changed resource, destructive ones first.
-    pub fn terminal(&self) -> String {
+    pub(crate) fn terminal(&self) -> String {
         let mut out = String::new();
         let changed: Vec<&ProjectChanges> = self.projects.iter().filter(|p| p.has_changes()).collect();
         let (noun, none) = self.noun();
@@ -152,7 +152,7 @@ impl ChangeReport {
     }
 
     /// GitHub-flavoured markdown: per project a table of counts, then each changed resource.
-    pub fn markdown(&self) -> String {
+    pub(crate) fn markdown(&self) -> String {
         let mut out = String::new();
         let (noun, none) = self.noun();
         let _ =
@@ -282,7 +282,7 @@ fn event_log(log_dir: &Path, project: &str) -> std::path::PathBuf {
 }
 
 /// Writes the markdown report; with `append`, adds to what is there (`$GITHUB_STEP_SUMMARY`).
-pub fn write_markdown_report(report: &ChangeReport, path: &Path, append: bool) -> crate::error::Result<()> {
+pub(crate) fn write_markdown_report(report: &ChangeReport, path: &Path, append: bool) -> crate::error::Result<()> {
     use std::io::Write as _;
     let unwritable =
         |err: std::io::Error| crate::error::UserError::Unwritable { path: path.to_path_buf(), source: err };
@@ -304,7 +304,7 @@ fn capitalized(text: &str) -> String {
 
 /// `drift found in 1 of 6 projects: infrastructure/network`: what a drift run and a merged drift
 /// pipeline say on stderr before exit code 3.
-pub fn drift_found(drifted: &[&str], total: usize) -> String {
+pub(crate) fn drift_found(drifted: &[&str], total: usize) -> String {
     format!("drift found in {} of {}: {}", drifted.len(), crate::text::counted(total, "project"), drifted.join(", "))
 }
 

@@ -8,7 +8,7 @@ use crate::provider::ProjectPath;
 /// Follows a run's events and says, after each start and end, how long the rest should take
 /// (`ExecutionEvent::RunEstimate`), from the plan's expected durations. Says nothing when the
 /// history knows no project of the plan.
-pub struct EtaTracker {
+pub(crate) struct EtaTracker {
     plan: ExecutionPlan,
     parallelism: usize,
     slots: HashMap<ProjectPath, usize>,
@@ -18,7 +18,7 @@ pub struct EtaTracker {
 
 impl EtaTracker {
     /// `paths` gives each step's project path, in the plan's step order.
-    pub fn new(plan: ExecutionPlan, paths: Vec<ProjectPath>, parallelism: usize) -> Option<Self> {
+    pub(crate) fn new(plan: ExecutionPlan, paths: Vec<ProjectPath>, parallelism: usize) -> Option<Self> {
         plan.steps.iter().any(|step| step.expected.is_some()).then(|| {
             let count = plan.steps.len();
             Self {
@@ -32,7 +32,7 @@ impl EtaTracker {
     }
 
     /// The estimate this event changes, if any.
-    pub fn on_event(&mut self, event: &ExecutionEvent) -> Option<ExecutionEvent> {
+    pub(crate) fn on_event(&mut self, event: &ExecutionEvent) -> Option<ExecutionEvent> {
         let now = SystemTime::now();
         match event {
             ExecutionEvent::RunStarted(_) => {}

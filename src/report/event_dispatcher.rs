@@ -5,12 +5,12 @@ use crate::execute::ExecutionEvent;
 use crate::secrets::SecretMask;
 
 /// How often reporters get `on_tick`.
-pub const TICK: std::time::Duration = std::time::Duration::from_millis(100);
+pub(super) const TICK: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Hands every event, masked, to every reporter, until the executor drops its sender.
 /// With an `eta`, each start and end is followed by a fresh `RunEstimate`.
 /// Returns the summary it collected along the way.
-pub async fn dispatch_events(
+pub(crate) async fn dispatch_events(
     mut receiver: mpsc::Receiver<ExecutionEvent>,
     reporters: Vec<Box<dyn Reporter>>,
     mask: SecretMask,
@@ -81,7 +81,7 @@ fn contained<T>(work: impl FnOnce() -> T) -> Result<T, Panicked> {
 }
 
 /// What a panic said: its `&str` or `String` payload.
-pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|text| (*text).to_string())

@@ -20,11 +20,11 @@ struct JsonReport<'a> {
 }
 
 /// `--report json=FILE`: the run as one JSON document, written atomically.
-pub fn write_json_report(summary: &RunSummary, path: &Path) -> Result<()> {
+pub(crate) fn write_json_report(summary: &RunSummary, path: &Path) -> Result<()> {
     write_atomically(path, json_text(summary)?.as_bytes())
 }
 
-pub fn json_text(summary: &RunSummary) -> Result<String> {
+pub(super) fn json_text(summary: &RunSummary) -> Result<String> {
     let info = summary.info.as_ref().ok_or_else(|| UserError::Internal("the run never started".into()))?;
     let report = JsonReport {
         run_id: &info.run_id,

@@ -8,14 +8,14 @@ use crate::error::{Result, UserError};
 use crate::execute::{ProjectReport, ProjectResult};
 
 /// `--report junit=FILE`: one test case per project, so CI systems show the run like a test suite.
-pub fn write_junit_report(summary: &RunSummary, path: &Path) -> Result<()> {
+pub(crate) fn write_junit_report(summary: &RunSummary, path: &Path) -> Result<()> {
     write_atomically(path, junit_xml(summary)?.as_bytes())
 }
 
 /// The report as JUnit XML, in the dialect nextest writes: a failed project is a `failure`, a
 /// skipped or cancelled one `skipped`, and attempts that were retried are `flakyFailure` (the
 /// project succeeded in the end) or `rerunFailure` (it did not) with the reason of each.
-pub fn junit_xml(summary: &RunSummary) -> Result<String> {
+pub(super) fn junit_xml(summary: &RunSummary) -> Result<String> {
     let info = summary.info.as_ref().ok_or_else(|| UserError::Internal("the run never started".into()))?;
     let name = format!("runner {} {} {}", info.operation, info.provider, info.stack);
     let mut suite = TestSuite::new(name.as_str());

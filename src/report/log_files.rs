@@ -8,17 +8,17 @@ use crate::execute::{ExecutionEvent, OutputStream};
 use crate::provider::ProjectPath;
 
 /// Writes each project's Pulumi output to `.runner/logs/<run-id>/<project>.log` as it arrives.
-pub struct LogFiles {
+pub(crate) struct LogFiles {
     dir: PathBuf,
     open: HashMap<ProjectPath, BufWriter<File>>,
 }
 
 impl LogFiles {
-    pub fn new(dir: PathBuf) -> Self {
+    pub(crate) fn new(dir: PathBuf) -> Self {
         Self { dir, open: HashMap::new() }
     }
 
-    pub fn path_for(&self, project: &ProjectPath) -> PathBuf {
+    pub(crate) fn path_for(&self, project: &ProjectPath) -> PathBuf {
         self.dir.join(format!("{}.log", project.as_str()))
     }
 

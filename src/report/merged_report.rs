@@ -8,7 +8,7 @@ use crate::plan::Operation;
 
 /// The JSON reports of several runs (a CI pipeline's jobs, one project each) as one summary.
 #[derive(Debug, Clone, Default)]
-pub struct MergedReport {
+pub(crate) struct MergedReport {
     pub provider: String,
     pub stack: String,
     /// `None` until a report is added.
@@ -18,13 +18,13 @@ pub struct MergedReport {
 
 /// A project's result in the summary: what its report says, or that no job reported it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MergedResult {
+pub(crate) enum MergedResult {
     Reported(ProjectResult),
     NotRun,
 }
 
 impl MergedResult {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             MergedResult::Reported(result) => result.as_str(),
             MergedResult::NotRun => "not run",
@@ -43,7 +43,7 @@ const FAILED: MergedResult = MergedResult::Reported(ProjectResult::Failed);
 
 /// The part of a project's entry in a JSON report (`--report json=FILE`) the summary shows.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct MergedProject {
+pub(crate) struct MergedProject {
     pub project: String,
     pub result: MergedResult,
     #[serde(default)]
@@ -61,7 +61,7 @@ pub struct MergedProject {
 
 /// One resource of a project's entry: enough to name it in the summary.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct MergedResource {
+pub(crate) struct MergedResource {
     pub kind: String,
     #[serde(rename = "type")]
     pub resource_type: String,
@@ -75,7 +75,7 @@ impl MergedResource {
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct MergedFailure {
+pub(crate) struct MergedFailure {
     pub summary: String,
     #[serde(default)]
     pub diagnostics: Vec<String>,
@@ -83,7 +83,7 @@ pub struct MergedFailure {
 
 /// Why reports could not be merged; the parser's or writer's error kept as `source()`.
 #[derive(Debug, thiserror::Error)]
-pub enum MergeError {
+pub(crate) enum MergeError {
     #[error("`{name}` is not a runner JSON report")]
     NotAReport { name: String, source: serde_json::Error },
     #[error("cannot write the JUnit report")]
@@ -100,7 +100,7 @@ struct ReportFile {
 
 impl MergedReport {
     /// Adds one report's text; `name` says which file in the error.
-    pub fn add(&mut self, name: &str, text: &str) -> Result<(), MergeError> {
+    pub(crate) fn add(&mut self, name: &str, text: &str) -> Result<(), MergeError> {
         let file: ReportFile =
             serde_json::from_str(text).map_err(|source| MergeError::NotAReport { name: name.to_string(), source })?;
         if self.projects.is_empty() && self.provider.is_empty() {
@@ -121,7 +121,7 @@ impl MergedReport {
 
     /// Projects that should have a report: one without did not run (an upstream job failed,
     /// or it was not selected), which the summary says instead of leaving it out.
-    pub fn expect(&mut self, projects: &[String]) {
+    pub(crate) fn expect(&mut self, projects: &[String]) {
         for project in projects {
             if !self.projects.iter().any(|known| &known.project == project) {
                 self.projects.push(MergedProject {
@@ -155,14 +155,14 @@ impl MergedReport {
         }
     }
 
-    pub fn failed(&self) -> usize {
+    pub(crate) fn failed(&self) -> usize {
         self.projects.iter().filter(|p| p.result == FAILED).count()
     }
 
     /// The projects a `drift` check found drifted: checked, and something differs from the state.
     /// Each job of a drift pipeline lets its own drift pass, so that its dependents are checked
     /// too; the summary is where the pipeline learns of it.
-    pub fn drifted(&self) -> Vec<&MergedProject> {
+    pub(crate) fn drifted(&self) -> Vec<&MergedProject> {
         if self.operation != Some(Operation::Drift) {
             return Vec::new();
         }
@@ -180,7 +180,7 @@ impl MergedReport {
     }
 
     /// For `$GITHUB_STEP_SUMMARY`: a table of every project, then each failure with Pulumi's error.
-    pub fn markdown(&self) -> String {
+    pub(crate) fn markdown(&self) -> String {
         let mut text = format!("## {}\n\n", self.title());
         let succeeded = self.projects.iter().filter(|p| p.result == SUCCEEDED).count();
         let not_run = self.projects.iter().filter(|p| p.result == MergedResult::NotRun).count();
@@ -236,7 +236,7 @@ impl MergedReport {
     }
 
     /// For GitLab's test report: one test case per project.
-    pub fn junit(&self) -> Result<String, MergeError> {
+    pub(crate) fn junit(&self) -> Result<String, MergeError> {
         let name = self.title();
         let mut suite = TestSuite::new(name.as_str());
         for project in self.ordered() {

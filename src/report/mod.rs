@@ -13,18 +13,18 @@ mod run_footer;
 mod run_summary;
 mod terminal_reporter;
 
-pub use change_report::{drift_found, write_markdown_report, ChangeReport};
-pub use eta_tracker::EtaTracker;
-pub use event_dispatcher::{dispatch_events, panic_message};
-pub use json_report::write_json_report;
-pub use junit_report::write_junit_report;
-pub use log_files::LogFiles;
-pub use merged_report::MergedReport;
-pub use plain_reporter::PlainReporter;
-pub use reporter::Reporter;
-pub use run_footer::{ci_job_footer, run_footer};
-pub use run_summary::RunSummary;
-pub use terminal_reporter::TerminalReporter;
+pub(crate) use change_report::{drift_found, write_markdown_report, ChangeReport};
+pub(crate) use eta_tracker::EtaTracker;
+pub(crate) use event_dispatcher::{dispatch_events, panic_message};
+pub(crate) use json_report::write_json_report;
+pub(crate) use junit_report::write_junit_report;
+pub(crate) use log_files::LogFiles;
+pub(crate) use merged_report::MergedReport;
+pub(crate) use plain_reporter::PlainReporter;
+pub(crate) use reporter::Reporter;
+pub(crate) use run_footer::{ci_job_footer, run_footer};
+pub(crate) use run_summary::RunSummary;
+pub(crate) use terminal_reporter::TerminalReporter;
 
 #[cfg(test)]
 mod wording_tests;

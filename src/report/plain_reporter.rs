@@ -5,14 +5,14 @@ use super::Reporter;
 use crate::execute::{ExecutionEvent, ProjectResult};
 
 /// For CI logs and pipes: one timestamped line per state change, no spinners, no colour.
-pub struct PlainReporter {
+pub(crate) struct PlainReporter {
     verbose: bool,
     /// How many had ended at the last printed estimate.
     last_estimate_at: usize,
 }
 
 impl PlainReporter {
-    pub fn new(verbose: bool) -> Self {
+    pub(crate) fn new(verbose: bool) -> Self {
         Self { verbose, last_estimate_at: usize::MAX }
     }
 }
@@ -44,7 +44,7 @@ impl Reporter for PlainReporter {
 impl PlainReporter {
     /// The line an event prints, if any: state changes carry `timestamp`, project output
     /// (`--verbose`) is prefixed with its project instead.
-    pub fn line(&self, event: &ExecutionEvent, timestamp: &str) -> Option<String> {
+    pub(crate) fn line(&self, event: &ExecutionEvent, timestamp: &str) -> Option<String> {
         let line = match event {
             ExecutionEvent::RunStarted(info) => format!(
                 "{} {} of `{}` on stack `{}` (parallelism {}), logs in {}",

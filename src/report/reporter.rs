@@ -1,7 +1,7 @@
 use crate::execute::ExecutionEvent;
 
 /// A consumer of execution events. Reporters print or write; they never touch processes.
-pub trait Reporter: Send {
+pub(crate) trait Reporter: Send {
     fn on_event(&mut self, event: &ExecutionEvent);
 
     /// How a fault of this reporter is named at the end of the run.

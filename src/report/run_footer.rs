@@ -9,14 +9,14 @@ use crate::text::{counted, nonzero_counts};
 /// The few lines that end every run, after the per-project lines: what happened in total, where
 /// the logs are, which kubeconfig contexts were installed where, and on failure the command that
 /// continues the run. `resume_command` is that command; `cwd` shortens paths below it.
-pub fn run_footer(summary: &RunSummary, resume_command: &str, cwd: Option<&Path>) -> String {
+pub(crate) fn run_footer(summary: &RunSummary, resume_command: &str, cwd: Option<&Path>) -> String {
     footer(summary, resume_command, cwd, false)
 }
 
 /// As `run_footer`, for a CI job whose `.runner/` the next job will not have: `--resume` and the
 /// log folder mean nothing there, so the last lines (what GitLab and GitHub show of a failed job)
 /// name each failed project with Pulumi's own error, and the next step is to re-run the job.
-pub fn ci_job_footer(summary: &RunSummary, cwd: Option<&Path>) -> String {
+pub(crate) fn ci_job_footer(summary: &RunSummary, cwd: Option<&Path>) -> String {
     footer(summary, "", cwd, true)
 }
 

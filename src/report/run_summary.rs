@@ -6,7 +6,7 @@ use crate::execute::{ExecutionEvent, InstalledKubeconfig, ProjectReport, Project
 
 /// Collects the run as it happens; the end-of-run table and the report files are drawn from it.
 #[derive(Debug, Default, Clone)]
-pub struct RunSummary {
+pub(crate) struct RunSummary {
     pub info: Option<RunInfo>,
     pub reports: Vec<ProjectReport>,
     pub finished: Option<SystemTime>,
@@ -37,7 +37,7 @@ impl Reporter for RunSummary {
 
 impl RunSummary {
     /// Reports in plan order (the order projects were declared), not finish order.
-    pub fn ordered(&self) -> Vec<&ProjectReport> {
+    pub(crate) fn ordered(&self) -> Vec<&ProjectReport> {
         let Some(info) = &self.info else { return self.reports.iter().collect() };
         let planned = info.projects.iter().filter_map(|path| {
             self.reports.iter().find(|report| &report.project == path && report.operation.is_none())
@@ -48,11 +48,11 @@ impl RunSummary {
         planned.chain(extra).collect()
     }
 
-    pub fn count(&self, result: ProjectResult) -> usize {
+    pub(crate) fn count(&self, result: ProjectResult) -> usize {
         self.reports.iter().filter(|report| report.result == result).count()
     }
 
-    pub fn all_succeeded(&self) -> bool {
+    pub(crate) fn all_succeeded(&self) -> bool {
         // An empty report list is success only when nothing was planned.
         let nothing_planned = self.info.as_ref().is_some_and(|info| info.projects.is_empty());
         self.reports.iter().all(|report| report.result.is_done())
@@ -60,7 +60,7 @@ impl RunSummary {
             && self.faults.is_empty()
     }
 
-    pub fn wall_time(&self) -> Duration {
+    pub(crate) fn wall_time(&self) -> Duration {
         match (&self.info, self.finished) {
             (Some(info), Some(end)) => end.duration_since(info.started).unwrap_or_default(),
             _ => Duration::ZERO,
@@ -68,7 +68,7 @@ impl RunSummary {
     }
 
     /// The table printed at the end: project, result, duration, resource changes.
-    pub fn table(&self) -> String {
+    pub(crate) fn table(&self) -> String {
         let rows = self.ordered();
         let width = rows.iter().map(|report| report.project.as_str().len()).max().unwrap_or(7).max(7);
         let result_width = rows.iter().map(|report| report.result.as_str().len()).max().unwrap_or(9).max(9);
@@ -118,7 +118,7 @@ impl RunSummary {
 
     /// For each failed project: what Pulumi said, then the end of its log and where the log is
     /// (relative to `cwd`, as the footer's `logs:`).
-    pub fn failures(&self, cwd: Option<&std::path::Path>) -> String {
+    pub(crate) fn failures(&self, cwd: Option<&std::path::Path>) -> String {
         let mut out = String::new();
         for report in self.ordered() {
             let Some(failure) = &report.failure else { continue };
@@ -145,7 +145,7 @@ impl RunSummary {
     }
 }
 
-pub fn format_duration(duration: Duration) -> String {
+pub(super) fn format_duration(duration: Duration) -> String {
     let seconds = duration.as_secs();
     if seconds >= 60 {
         format!("{}m{:02}s", seconds / 60, seconds % 60)

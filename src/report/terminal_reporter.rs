@@ -15,7 +15,7 @@ use crate::text::{counted, fit_middle, fit_path, fit_reason, fit_words, word_wra
 /// Columns the spinner, the gaps and the elapsed time take on a live line.
 const LIVE_CHROME: usize = 2 + 1 + 1 + 6;
 /// The live line: its status starts in the column where a finished line's result word does.
-pub const LIVE_TEMPLATE: &str = "{spinner} {prefix} {status} {elapsed:>5}";
+pub(super) const LIVE_TEMPLATE: &str = "{spinner} {prefix} {status} {elapsed:>5}";
 /// A reason squeezed into fewer columns than this says nothing: the row ends at its duration.
 const MIN_REASON: usize = 6;
 /// A project path never takes more than this share of the line, so its status stays readable.
@@ -35,7 +35,7 @@ struct LiveLine {
 /// For a person at a terminal: a live line per running project with its resource progress,
 /// and a finished line per project with result and duration. Lines use the terminal's whole
 /// width; what does not fit is cut in the middle, never at an arbitrary column.
-pub struct TerminalReporter {
+pub(crate) struct TerminalReporter {
     multi: MultiProgress,
     live: HashMap<ProjectPath, LiveLine>,
     path_width: usize,
@@ -50,7 +50,7 @@ pub struct TerminalReporter {
 }
 
 impl TerminalReporter {
-    pub fn new(verbose: bool, color: bool) -> Self {
+    pub(crate) fn new(verbose: bool, color: bool) -> Self {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(DRAWS_PER_SECOND));
         Self {
             multi,
@@ -66,7 +66,7 @@ impl TerminalReporter {
 
     #[cfg(test)]
     /// A reporter drawing nowhere, `columns` wide: for tests of the lines it makes.
-    pub fn hidden(columns: usize) -> Self {
+    pub(crate) fn hidden(columns: usize) -> Self {
         let mut reporter = Self::new(false, false);
         reporter.multi.set_draw_target(ProgressDrawTarget::hidden());
         reporter.fixed_columns = Some(columns);
@@ -75,7 +75,7 @@ impl TerminalReporter {
 
     #[cfg(test)]
     /// A reporter drawing on an in-memory terminal, `columns` wide, at the rate a real one gets.
-    pub fn on_screen(screen: &indicatif::InMemoryTerm, columns: usize) -> Self {
+    pub(crate) fn on_screen(screen: &indicatif::InMemoryTerm, columns: usize) -> Self {
         let mut reporter = Self::new(false, false);
         reporter
             .multi
@@ -99,7 +99,7 @@ impl TerminalReporter {
     }
 
     /// The line left on screen when a project ends: mark, project, result, duration and why.
-    pub fn finished_line(&self, report: &ProjectReport) -> String {
+    pub(crate) fn finished_line(&self, report: &ProjectReport) -> String {
         let style = self.style();
         let mark = match report.result {
             ProjectResult::Succeeded => style.green().apply_to("✓"),
@@ -133,19 +133,19 @@ impl TerminalReporter {
     }
 
     #[cfg(test)]
-    pub fn path_width_for_tests(&self) -> usize {
+    pub(crate) fn path_width_for_tests(&self) -> usize {
         self.path_width
     }
 
     #[cfg(test)]
     /// What a running project is doing, fitted to the room its live line has.
-    pub fn live_message(&self, status: &str) -> String {
+    pub(crate) fn live_message(&self, status: &str) -> String {
         fit_live(status, self.columns(), self.path_width)
     }
 
     /// `up 6 projects of `local` on stack `dev`, up to 4 at once`, wrapped at a space when the
     /// terminal is narrower.
-    pub fn header(&self, info: &RunInfo) -> String {
+    pub(crate) fn header(&self, info: &RunInfo) -> String {
         let mut header = format!(
             "{} {} of `{}` on stack `{}`",
             info.operation,
@@ -166,7 +166,7 @@ impl TerminalReporter {
         word_wrap(text, "", "  ", self.columns()).join("\n")
     }
 
-    pub fn interrupting_line(&self, kill: bool) -> String {
+    pub(crate) fn interrupting_line(&self, kill: bool) -> String {
         let text = if kill {
             "interrupted again: killing running projects"
         } else {
@@ -226,7 +226,7 @@ fn fit_live(status: &str, columns: usize, path_width: usize) -> String {
 
 /// `2 created, 3 unchanged, 1 in progress`: the numbers the table will show, as they grow, in
 /// the words of the run's `operation`.
-pub fn progress_status(progress: &OperationProgress, operation: Option<Operation>) -> String {
+pub(super) fn progress_status(progress: &OperationProgress, operation: Option<Operation>) -> String {
     let operation = if progress.is_preview == Some(true) { Some(Operation::Preview) } else { operation };
     let mut parts = vec![progress.changes().brief_for(operation)];
     let running = progress.steps_seen.saturating_sub(progress.steps_done + progress.steps_failed);

@@ -6,9 +6,9 @@ mod split_point;
 #[cfg(test)]
 mod masking_property_tests;
 
-pub use secret_forms::printed_forms;
-pub use secret_mask::SecretMask;
+pub(crate) use secret_forms::printed_forms;
+pub(crate) use secret_mask::SecretMask;
 #[cfg(test)]
-pub use secret_mask::MASK;
-pub use secret_rule::{url_password, SecretRule};
-pub use split_point::split_point;
+pub(crate) use secret_mask::MASK;
+pub(crate) use secret_rule::{url_password, SecretRule};
+pub(crate) use split_point::split_point;

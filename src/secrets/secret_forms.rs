@@ -15,7 +15,7 @@ const BASE64_LINE: usize = 76;
 const MIN_BASE64_FRAGMENT: usize = 3;
 
 /// Every printed shape of `value`, raw first, without duplicates or empty strings.
-pub fn printed_forms(value: &str) -> Vec<String> {
+pub(crate) fn printed_forms(value: &str) -> Vec<String> {
     let mut forms = Forms::default();
     forms.push(value.to_string());
     // A multi-line value (a PEM key) is printed a line at a time by most programs.

@@ -4,7 +4,7 @@ use aho_corasick::AhoCorasick;
 
 use super::printed_forms;
 
-pub const MASK: &str = "[secret]";
+pub(crate) const MASK: &str = "[secret]";
 
 /// Outputs are masked from this length when Pulumi did not say which are secret: then every
 /// output is a candidate, and a stack output `dev` is not worth hiding in every line.
@@ -14,7 +14,7 @@ const MIN_GUESSED_OUTPUT_LEN: usize = 8;
 /// writes, in every printed form (`printed_forms`) and whatever its length: a short secret makes
 /// output harder to read, never leaks. Shared: the driver adds secret outputs as it reads them.
 #[derive(Debug, Clone, Default)]
-pub struct SecretMask {
+pub(crate) struct SecretMask {
     state: Arc<RwLock<MaskState>>,
 }
 
@@ -27,13 +27,13 @@ struct MaskState {
 }
 
 impl SecretMask {
-    pub fn new(values: impl IntoIterator<Item = String>) -> Self {
+    pub(crate) fn new(values: impl IntoIterator<Item = String>) -> Self {
         let mask = Self::default();
         mask.add_all(values);
         mask
     }
 
-    pub fn add(&self, value: &str) {
+    pub(crate) fn add(&self, value: &str) {
         self.add_all([value.to_string()]);
     }
 
@@ -60,14 +60,14 @@ impl SecretMask {
 
     /// Adds every value inside stack outputs Pulumi marks secret: strings, numbers and booleans
     /// at any depth, whatever their length.
-    pub fn add_json_values(&self, outputs: &serde_json::Map<String, serde_json::Value>) {
+    pub(crate) fn add_json_values(&self, outputs: &serde_json::Map<String, serde_json::Value>) {
         let mut found = Vec::new();
         outputs.values().for_each(|value| json_leaves(value, &mut found));
         self.add_all(found);
     }
 
     /// Adds the longer strings of outputs when Pulumi did not say which outputs are secret.
-    pub fn add_guessed_outputs(&self, outputs: &serde_json::Map<String, serde_json::Value>) {
+    pub(crate) fn add_guessed_outputs(&self, outputs: &serde_json::Map<String, serde_json::Value>) {
         let mut found = Vec::new();
         outputs.values().for_each(|value| json_leaves(value, &mut found));
         self.add_all(found.into_iter().filter(|text| text.len() >= MIN_GUESSED_OUTPUT_LEN));
@@ -75,7 +75,7 @@ impl SecretMask {
 
     /// `text` with every occurrence of every form of every secret replaced. Overlapping matches
     /// are merged first, so no part of any occurrence survives next to a mask.
-    pub fn apply(&self, text: &str) -> String {
+    pub(crate) fn apply(&self, text: &str) -> String {
         let Ok(state) = self.state.read() else { return MASK.to_string() };
         if state.patterns.is_empty() {
             return text.to_string();
@@ -97,7 +97,7 @@ impl SecretMask {
     }
 
     /// Byte ranges of `bytes` that `apply` would replace, merged and in order.
-    pub fn secret_spans(&self, bytes: &[u8]) -> Vec<(usize, usize)> {
+    pub(crate) fn secret_spans(&self, bytes: &[u8]) -> Vec<(usize, usize)> {
         let Ok(state) = self.state.read() else { return vec![(0, bytes.len())] };
         match &state.matcher {
             Some(matcher) => merged_spans(matcher, bytes),
@@ -106,7 +106,7 @@ impl SecretMask {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.state.read().map(|state| state.secrets.is_empty()).unwrap_or(true)
     }
 }

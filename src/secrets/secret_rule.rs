@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 /// Environment-file entries the runner knows hold no secret: names of stacks, regions, profiles,
 /// backends and paths. `PULUMI_BACKEND_URL` is plain, but a password inside it is not
 /// (`url_password`).
-pub const KNOWN_PLAIN: &[&str] = &[
+pub(super) const KNOWN_PLAIN: &[&str] = &[
     "PULUMI_STACK",
     "PULUMI_BACKEND_URL",
     "PULUMI_ORGANIZATION",
@@ -33,26 +33,26 @@ const CREDENTIAL_WORDS: &[&str] =
 /// not name is secret when its name reads like a credential (`DB_PASS`, `GH_PAT`, `DD_API_KEY`):
 /// the process environment also holds `PATH`, `HOME` and the like, which are nobody's secret.
 #[derive(Debug, Clone, Default)]
-pub struct SecretRule {
+pub(crate) struct SecretRule {
     declared_plain: BTreeSet<String>,
 }
 
 impl SecretRule {
-    pub fn new(declared_plain: impl IntoIterator<Item = String>) -> Self {
+    pub(crate) fn new(declared_plain: impl IntoIterator<Item = String>) -> Self {
         Self { declared_plain: declared_plain.into_iter().collect() }
     }
 
-    pub fn is_plain(&self, name: &str) -> bool {
+    pub(crate) fn is_plain(&self, name: &str) -> bool {
         KNOWN_PLAIN.contains(&name) || self.declared_plain.contains(name)
     }
 
     /// For entries of the environment file (and the CI variables that stand for them).
-    pub fn entry_is_secret(&self, name: &str) -> bool {
+    pub(crate) fn entry_is_secret(&self, name: &str) -> bool {
         !self.is_plain(name)
     }
 
     /// For variables the runner inherited and the environment file does not name.
-    pub fn inherited_is_secret(&self, name: &str) -> bool {
+    pub(crate) fn inherited_is_secret(&self, name: &str) -> bool {
         !self.is_plain(name) && names_a_credential(name)
     }
 
@@ -60,7 +60,7 @@ impl SecretRule {
     /// (`INSTA_FORCE_PASS=1`, `SKIP_AUTH=true`): a switch is nobody's credential, and masking `1`
     /// would blot every digit of every line. The name is only a guess for inherited variables;
     /// an environment-file entry stays secret whatever its value.
-    pub fn inherited_value_is_secret(&self, name: &str, value: &str) -> bool {
+    pub(crate) fn inherited_value_is_secret(&self, name: &str, value: &str) -> bool {
         self.inherited_is_secret(name) && !is_flag(value)
     }
 }
@@ -88,7 +88,7 @@ fn names_a_credential(name: &str) -> bool {
 
 /// The password of a `scheme://user:password@host` URL, which must be masked though the URL is
 /// printed.
-pub fn url_password(url: &str) -> Option<&str> {
+pub(crate) fn url_password(url: &str) -> Option<&str> {
     let (_, rest) = url.split_once("://")?;
     let authority = rest.split(['/', '?', '#']).next()?;
     let (userinfo, _) = authority.rsplit_once('@')?;

@@ -6,7 +6,7 @@ use super::SecretMask;
 /// secret straddles the cut (each piece is masked on its own) and no UTF-8 character is broken.
 /// Only a secret longer than `at` cannot be kept whole, so callers choose `at` far above any
 /// secret's length.
-pub fn split_point(mask: &SecretMask, bytes: &[u8], at: usize) -> usize {
+pub(crate) fn split_point(mask: &SecretMask, bytes: &[u8], at: usize) -> usize {
     let mut cut = at.min(bytes.len());
     // Spans are merged and ordered, so one that contains the cut is the only one to move it.
     if let Some((start, _)) = mask.secret_spans(bytes).into_iter().find(|(start, end)| *start < cut && cut < *end) {

@@ -44,7 +44,7 @@ pub(crate) use stderr_text;
 
 /// cargo's and uv's rule: a bold red `error:` and a yellow `warning:` on a terminal, plain when
 /// `NO_COLOR` is set, `TERM=dumb`, or stderr is no terminal. Decided once per process.
-pub fn labelled(line: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn labelled(line: &str) -> std::borrow::Cow<'_, str> {
     static COLOUR: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     let colour = *COLOUR.get_or_init(|| {
         use std::io::IsTerminal;

@@ -1,15 +1,15 @@
 /// `1 project`, `2 projects`, `0 projects`: the noun agrees with the count.
-pub fn counted(count: usize, singular: &str) -> String {
+pub(crate) fn counted(count: usize, singular: &str) -> String {
     counted_as(count, singular, &format!("{singular}s"))
 }
 
 /// [`counted`] for nouns whose plural is not an added `s` (`1 wave`, but `2 processes`).
-pub fn counted_as(count: usize, singular: &str, plural: &str) -> String {
+pub(crate) fn counted_as(count: usize, singular: &str, plural: &str) -> String {
     format!("{count} {}", if count == 1 { singular } else { plural })
 }
 
 /// `3 created, 1 updated`: each count with its word, leaving out the zeros, in the order given.
-pub fn nonzero_counts(counts: &[(u64, &str)]) -> String {
+pub(crate) fn nonzero_counts(counts: &[(u64, &str)]) -> String {
     let parts: Vec<String> =
         counts.iter().filter(|(count, _)| *count > 0).map(|(count, word)| format!("{count} {word}")).collect();
     parts.join(", ")

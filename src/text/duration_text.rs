@@ -1,19 +1,19 @@
 use std::time::Duration;
 
 /// What a duration looks like, for every message that refuses one.
-pub const DURATION_SHAPES: &str = "write e.g. `30s`, `5m` or `1h30m`";
+pub(crate) const DURATION_SHAPES: &str = "write e.g. `30s`, `5m` or `1h30m`";
 
 /// `"30s"`, `"5m"`, `"1h30m"` as a duration. The one parser of durations a user writes, so every
 /// refusal says the same thing: humantime's reasons ("expected number at 0") name a byte offset
 /// of a text the user cannot see, and teach nothing about the shape wanted.
-pub fn parse_duration(text: &str) -> Result<Duration, NotADuration> {
+pub(crate) fn parse_duration(text: &str) -> Result<Duration, NotADuration> {
     humantime::parse_duration(text).map_err(|_| NotADuration(text.to_string()))
 }
 
 /// A text that is no duration; its message teaches the shape.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`{0}` is not a duration; {DURATION_SHAPES}")]
-pub struct NotADuration(pub String);
+pub(crate) struct NotADuration(pub String);
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,7 @@ const ELLIPSIS: char = '…';
 
 /// `text` in at most `width` columns, cut in the middle so both ends stay readable: a stack's
 /// organization and name, a path's first folder and project.
-pub fn fit_middle(text: &str, width: usize) -> String {
+pub(crate) fn fit_middle(text: &str, width: usize) -> String {
     if measure_text_width(text) <= width {
         return text.to_string();
     }
@@ -25,13 +25,13 @@ pub fn fit_middle(text: &str, width: usize) -> String {
 /// A reason or an error in at most `width` columns: cut at its end, after the last whole part
 /// or word that fits (`dependency kubernetes/certmgr…`), never in the middle, where the cut
 /// removes what the words are about (a stack's name, a project, a run id).
-pub fn fit_reason(text: &str, width: usize) -> String {
+pub(crate) fn fit_reason(text: &str, width: usize) -> String {
     fit_words(text, width)
 }
 
 /// `text` in at most `width` columns, cut after its last whole part (`3 created, 1 updated…`)
 /// or word that fits, never inside a word while a whole one fits.
-pub fn fit_words(text: &str, width: usize) -> String {
+pub(crate) fn fit_words(text: &str, width: usize) -> String {
     if measure_text_width(text) <= width {
         return text.to_string();
     }
@@ -56,7 +56,7 @@ pub fn fit_words(text: &str, width: usize) -> String {
 
 /// A project path in at most `width` columns: cut at a folder boundary when one fits, keeping
 /// the last component whole (`kubernetes/…/demo`), else in the middle.
-pub fn fit_path(path: &str, width: usize) -> String {
+pub(crate) fn fit_path(path: &str, width: usize) -> String {
     if measure_text_width(path) <= width {
         return path.to_string();
     }

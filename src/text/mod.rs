@@ -8,9 +8,9 @@ mod duration_text;
 mod fitted;
 mod word_wrap;
 
-pub use console_lines::labelled;
+pub(crate) use console_lines::labelled;
 pub(crate) use console_lines::{stderr_line, stderr_text, stdout_line, stdout_text};
-pub use counted::{counted, counted_as, nonzero_counts};
-pub use duration_text::{parse_duration, DURATION_SHAPES};
-pub use fitted::{fit_middle, fit_path, fit_reason, fit_words};
-pub use word_wrap::word_wrap;
+pub(crate) use counted::{counted, counted_as, nonzero_counts};
+pub(crate) use duration_text::{parse_duration, DURATION_SHAPES};
+pub(crate) use fitted::{fit_middle, fit_path, fit_reason, fit_words};
+pub(crate) use word_wrap::word_wrap;

@@ -2,7 +2,7 @@
 /// the rest after `rest` (the tree's own lines, so they continue on every wrapped line).
 /// A word longer than a line (a project path) stays whole: a path cut in two could not be
 /// copied into `--only`.
-pub fn word_wrap(text: &str, first: &str, rest: &str, width: usize) -> Vec<String> {
+pub(crate) fn word_wrap(text: &str, first: &str, rest: &str, width: usize) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = first.to_string();
     let mut empty = true;

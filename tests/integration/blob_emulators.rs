@@ -15,10 +15,10 @@ use crate::loopback_port::start_listening;
 const AZURITE_BUILD: &str = "azurite-3.35.0";
 const FAKE_GCS_BUILD: &str = "fake-gcs-server-v1.52.2";
 /// Azurite's well-known development account (public, in Microsoft's documentation).
-pub const AZURITE_ACCOUNT: &str = "devstoreaccount1";
-pub const AZURITE_KEY: &str =
+pub(crate) const AZURITE_ACCOUNT: &str = "devstoreaccount1";
+pub(crate) const AZURITE_KEY: &str =
     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
-pub const CONTAINER: &str = "state";
+pub(crate) const CONTAINER: &str = "state";
 
 fn binary(variable: &str, build: &str, name: &str, script: &str) -> PathBuf {
     crate::support::needs_external(name);
@@ -32,7 +32,7 @@ fn binary(variable: &str, build: &str, name: &str, script: &str) -> PathBuf {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlobKind {
+pub(crate) enum BlobKind {
     /// Azurite, with the account's Shared Key.
     Azurite,
     /// Azurite, with an account SAS token and no key.
@@ -45,12 +45,12 @@ pub enum BlobKind {
 
 /// The service principal of `AzuriteEntraId`; its secret, given as `wrong`, gets a token for
 /// another audience, which Azurite refuses.
-pub const ENTRA_TENANT: &str = "runner-test-tenant";
-pub const ENTRA_CLIENT: &str = "runner-test-app";
-pub const ENTRA_SECRET: &str = "entra-test-secret";
+pub(crate) const ENTRA_TENANT: &str = "runner-test-tenant";
+pub(crate) const ENTRA_CLIENT: &str = "runner-test-app";
+pub(crate) const ENTRA_SECRET: &str = "entra-test-secret";
 
 /// One emulator with the container (bucket) `state`, stopped when dropped.
-pub struct BlobStore {
+pub(crate) struct BlobStore {
     _process: ChildGuard,
     pub kind: BlobKind,
     port: u16,
@@ -59,7 +59,7 @@ pub struct BlobStore {
 }
 
 impl BlobStore {
-    pub fn start(kind: BlobKind, root: &Path) -> Self {
+    pub(crate) fn start(kind: BlobKind, root: &Path) -> Self {
         std::fs::create_dir_all(root).unwrap();
         let log = std::fs::File::create(root.with_extension("log")).unwrap();
         let mut tls = None;
@@ -117,7 +117,7 @@ impl BlobStore {
     }
 
     /// `PULUMI_BACKEND_URL` for the container.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         match self.kind {
             BlobKind::Azurite | BlobKind::AzuriteSas => {
                 format!("azblob://{CONTAINER}?domain=127.0.0.1:{}&protocol=http", self.port)
@@ -131,7 +131,7 @@ impl BlobStore {
 
     /// The variables Pulumi and the runner sign with. Pulumi wants some Google credential even
     /// with an emulator, which then gets no authentication at all.
-    pub fn environment(&self) -> Vec<(&'static str, String)> {
+    pub(crate) fn environment(&self) -> Vec<(&'static str, String)> {
         match self.kind {
             BlobKind::Azurite => {
                 vec![("AZURE_STORAGE_ACCOUNT", AZURITE_ACCOUNT.into()), ("AZURE_STORAGE_KEY", AZURITE_KEY.into())]
@@ -157,7 +157,7 @@ impl BlobStore {
         }
     }
 
-    pub fn put(&self, key: &str, content: &str) {
+    pub(crate) fn put(&self, key: &str, content: &str) {
         match self.kind {
             BlobKind::Azurite | BlobKind::AzuriteSas | BlobKind::AzuriteEntraId => {
                 self.azure("PUT", &format!("{CONTAINER}/{key}"), content.as_bytes().to_vec())
@@ -169,7 +169,7 @@ impl BlobStore {
         };
     }
 
-    pub fn get(&self, key: &str) -> Vec<u8> {
+    pub(crate) fn get(&self, key: &str) -> Vec<u8> {
         match self.kind {
             BlobKind::Azurite | BlobKind::AzuriteSas | BlobKind::AzuriteEntraId => {
                 self.azure("GET", &format!("{CONTAINER}/{key}"), Vec::new())
@@ -181,7 +181,7 @@ impl BlobStore {
     }
 
     /// Every key under `prefix`.
-    pub fn keys(&self, prefix: &str) -> Vec<String> {
+    pub(crate) fn keys(&self, prefix: &str) -> Vec<String> {
         match self.kind {
             BlobKind::Azurite | BlobKind::AzuriteSas | BlobKind::AzuriteEntraId => {
                 let body =
@@ -316,7 +316,7 @@ fn serve_entra_tokens() -> u16 {
 
 /// An account SAS for blobs (read, write, delete, list, add, create) until 2099, signed with the
 /// development key: the string to sign of version 2019-12-12.
-pub fn account_sas() -> String {
+pub(crate) fn account_sas() -> String {
     let (version, permissions, expiry) = ("2019-12-12", "rwdlac", "2099-01-01T00:00:00Z");
     let to_sign = format!("{AZURITE_ACCOUNT}\n{permissions}\nb\nsco\n\n{expiry}\n\n\n{version}\n");
     let key = base64::engine::general_purpose::STANDARD.decode(AZURITE_KEY).unwrap();

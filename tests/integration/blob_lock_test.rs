@@ -11,7 +11,7 @@ use crate::support::{path_with, real_pulumi_dir, Workspace};
 
 const LOCKS: &str = ".pulumi/locks/organization/";
 
-pub fn blob_workspace(store: &BlobStore, project: &str, program: &str) -> Workspace {
+pub(crate) fn blob_workspace(store: &BlobStore, project: &str, program: &str) -> Workspace {
     let mut workspace = Workspace::new();
     workspace
         .provider("one", &format!("[[project]]\npath = \"{project}\"\nphase = \"infrastructure\"\n"))

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::object_store::{ObjectStore, ACCESS_KEY, BUCKET, SECRET_KEY};
 use crate::support::{copy_tree, real_pulumi_dir, stash_local, tokenauth_plugin_dir, Workspace};
 
-pub const JOBS: [&str; 6] = [
+pub(crate) const JOBS: [&str; 6] = [
     "infrastructure-network",
     "infrastructure-cluster",
     "infrastructure-registry",
@@ -20,7 +20,7 @@ pub const JOBS: [&str; 6] = [
     "kubernetes-applications-demo",
 ];
 
-pub struct CiRepository {
+pub(crate) struct CiRepository {
     pub scratch: tempfile::TempDir,
     pub workspace: Workspace,
     pub store: ObjectStore,
@@ -32,12 +32,12 @@ pub struct CiRepository {
 
 impl CiRepository {
     /// `broken`: the network project's program refers to a name it never defines, so Pulumi fails it.
-    pub fn new(broken: bool) -> Self {
+    pub(crate) fn new(broken: bool) -> Self {
         Self::build(broken, false)
     }
 
     /// The network project also keeps a file on disk, which a test can edit to make drift.
-    pub fn with_a_file_that_can_drift() -> Self {
+    pub(crate) fn with_a_file_that_can_drift() -> Self {
         Self::build(false, true)
     }
 
@@ -90,7 +90,7 @@ impl CiRepository {
     }
 
     /// Runs `runner export ...` in the repository (the environment file is still there).
-    pub fn export(&self, args: &[&str]) {
+    pub(crate) fn export(&self, args: &[&str]) {
         let mut all = vec!["export"];
         all.extend(args);
         all.extend(["--provider", "local", "--stack", "dev", "--no-setup"]);
@@ -99,14 +99,14 @@ impl CiRepository {
 
     /// From here on the values come from the CI system only: the file leaves the repository,
     /// which becomes a git repository with one commit.
-    pub fn commit(&self) {
+    pub(crate) fn commit(&self) {
         std::fs::remove_file(self.workspace.path("config/pulumi/environment")).unwrap();
         self.git(&["init", "-q", "-b", "main"]);
         self.git(&["add", "-A"]);
         self.git(&["commit", "-qm", "pipeline"]);
     }
 
-    pub fn git(&self, args: &[&str]) {
+    pub(crate) fn git(&self, args: &[&str]) {
         let status = std::process::Command::new("git")
             .current_dir(self.workspace.root())
             .args(["-c", "user.email=ci@example.com", "-c", "user.name=ci"])
@@ -117,17 +117,17 @@ impl CiRepository {
         assert!(status.success(), "git {args:?}");
     }
 
-    pub fn home(&self) -> PathBuf {
+    pub(crate) fn home(&self) -> PathBuf {
         self.scratch.path().join("home")
     }
 
-    pub fn calls_file(&self) -> PathBuf {
+    pub(crate) fn calls_file(&self) -> PathBuf {
         self.scratch.path().join("calls.log")
     }
 
     /// PATH for the engine: the wrapper, the test provider if a file can drift, the real
     /// `pulumi`, then the system's.
-    pub fn path(&self) -> String {
+    pub(crate) fn path(&self) -> String {
         let plugins = match self.drift_file {
             Some(_) => format!("{}:", tokenauth_plugin_dir().display()),
             None => String::new(),
@@ -141,7 +141,7 @@ impl CiRepository {
     }
 
     /// A command for a CI engine, hermetic: its own HOME, no kubeconfig or backend of this shell.
-    pub fn engine(&self, program: &Path) -> std::process::Command {
+    pub(crate) fn engine(&self, program: &Path) -> std::process::Command {
         std::fs::create_dir_all(self.home()).unwrap();
         let mut command = std::process::Command::new(program);
         command
@@ -162,12 +162,12 @@ impl CiRepository {
     }
 
     /// Each call of the runner in the pipeline, with `kubeconfig=yes|no`.
-    pub fn calls(&self) -> Vec<String> {
+    pub(crate) fn calls(&self) -> Vec<String> {
         std::fs::read_to_string(self.calls_file()).unwrap_or_default().lines().map(str::to_string).collect()
     }
 
     /// The stacks in the store: project -> how many resources its checkpoint holds.
-    pub fn stacks(&self) -> BTreeMap<String, usize> {
+    pub(crate) fn stacks(&self) -> BTreeMap<String, usize> {
         let dir = self.store.root.join(BUCKET).join(".pulumi/stacks");
         let mut found = BTreeMap::new();
         for project in std::fs::read_dir(&dir).map(|e| e.flatten().collect::<Vec<_>>()).unwrap_or_default() {
@@ -182,7 +182,7 @@ impl CiRepository {
 }
 
 /// One project's entry of a job's JSON report.
-pub fn project_entry(report: &Value) -> &Value {
+pub(crate) fn project_entry(report: &Value) -> &Value {
     let projects = report["projects"].as_array().unwrap();
     assert_eq!(projects.len(), 1, "a job runs one project: {report}");
     &projects[0]
@@ -193,7 +193,7 @@ const ROUNDING: f64 = 0.002;
 
 /// Every job started after each of its needs ended, from the jobs' reports.
 #[track_caller]
-pub fn assert_needs_ended_first(needs: &BTreeMap<String, Vec<String>>, reports: &BTreeMap<String, Value>) {
+pub(crate) fn assert_needs_ended_first(needs: &BTreeMap<String, Vec<String>>, reports: &BTreeMap<String, Value>) {
     let span = |job: &str| {
         let entry = project_entry(&reports[job]);
         let start = entry["started"].as_f64().unwrap_or_else(|| panic!("{job} never started: {entry}"));

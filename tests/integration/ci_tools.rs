@@ -20,16 +20,16 @@ fn tool(variable: &str, build: &str, binary: &str, script: &str) -> PathBuf {
 }
 
 /// Kept in step with `scripts/install-act.sh`.
-pub fn act() -> PathBuf {
+pub(crate) fn act() -> PathBuf {
     tool("RUNNER_ACT_BIN", "act-v0.2.89", "act", "install-act.sh")
 }
 
 /// Kept in step with `scripts/install-actionlint.sh`.
-pub fn actionlint() -> PathBuf {
+pub(crate) fn actionlint() -> PathBuf {
     tool("RUNNER_ACTIONLINT_BIN", "actionlint-v1.7.12", "actionlint", "install-actionlint.sh")
 }
 
 /// Kept in step with `scripts/install-gitlab-ci-local.sh`.
-pub fn gitlab_ci_local() -> PathBuf {
+pub(crate) fn gitlab_ci_local() -> PathBuf {
     tool("RUNNER_GITLAB_CI_LOCAL_BIN", "gitlab-ci-local-4.62.0", "gitlab-ci-local", "install-gitlab-ci-local.sh")
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use crate::support::{copy_tree, path_with, real_pulumi_dir, stash_local, RunOutput, Workspace, BRANCHES};
 
 /// The commands quoted in backticks that start with `runner `.
-pub fn harvested_commands(text: &str) -> BTreeSet<String> {
+pub(crate) fn harvested_commands(text: &str) -> BTreeSet<String> {
     text.split('`').skip(1).step_by(2).filter(|quoted| quoted.starts_with("runner ")).map(str::to_string).collect()
 }
 

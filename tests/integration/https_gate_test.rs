@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::support::Workspace;
 
 #[path = "../support/test_servers.rs"]
-pub mod test_servers;
+pub(crate) mod test_servers;
 
 use test_servers::{PrivateCa, CHUNKED, HEALTHY};
 

@@ -11,7 +11,7 @@ const BUILD: &str = "kube-v1.34.4-etcd-v3.6.16";
 
 /// The folder holding `etcd` and `kube-apiserver`: `RUNNER_KUBE_TEST_BIN`, else the script's cache.
 /// Tests fail (never skip) without them: `scripts/test.sh` builds them.
-pub fn kube_bin_dir() -> PathBuf {
+pub(crate) fn kube_bin_dir() -> PathBuf {
     crate::support::needs_external("the kube-apiserver");
     let dir = match std::env::var_os("RUNNER_KUBE_TEST_BIN") {
         Some(dir) => PathBuf::from(dir),
@@ -26,7 +26,7 @@ pub fn kube_bin_dir() -> PathBuf {
 }
 
 /// The cache root of the install scripts: `RUNNER_CACHE_DIR`, `XDG_CACHE_HOME/runner`, `~/.cache/runner`.
-pub fn cache_root() -> PathBuf {
+pub(crate) fn cache_root() -> PathBuf {
     if let Some(dir) = std::env::var_os("RUNNER_CACHE_DIR") {
         return PathBuf::from(dir);
     }
@@ -37,7 +37,7 @@ pub fn cache_root() -> PathBuf {
 }
 
 /// Stops the process when dropped, even when the test panics.
-pub struct ChildGuard(pub Child);
+pub(crate) struct ChildGuard(pub Child);
 
 impl Drop for ChildGuard {
     fn drop(&mut self) {
@@ -47,7 +47,7 @@ impl Drop for ChildGuard {
 }
 
 /// etcd and kube-apiserver on loopback, with a kubeconfig holding a static admin token.
-pub struct KubeApiServer {
+pub(crate) struct KubeApiServer {
     // Field order: the API server stops before etcd.
     _apiserver: ChildGuard,
     _etcd: ChildGuard,
@@ -62,7 +62,7 @@ fn run(program: &str, args: &[&str], dir: &Path) {
 
 impl KubeApiServer {
     /// Starts both servers under `dir` and waits until the API server answers `/readyz`.
-    pub fn start(dir: &Path) -> Self {
+    pub(crate) fn start(dir: &Path) -> Self {
         let bin = kube_bin_dir();
         std::fs::create_dir_all(dir).unwrap();
         // Self-generated certificates: a CA, a serving certificate for 127.0.0.1, and the
@@ -203,7 +203,7 @@ impl KubeApiServer {
 
     /// Polls `condition` every half second for up to three minutes (a loaded machine is slow).
     #[track_caller]
-    pub fn wait_until(&self, what: &str, condition: impl Fn() -> bool) {
+    pub(crate) fn wait_until(&self, what: &str, condition: impl Fn() -> bool) {
         let start = Instant::now();
         while !condition() {
             assert!(start.elapsed() < Duration::from_secs(180), "timed out waiting until {what}");
@@ -211,7 +211,7 @@ impl KubeApiServer {
         }
     }
 
-    pub fn kubectl_output(&self, args: &[&str], stdin: Option<&str>) -> std::process::Output {
+    pub(crate) fn kubectl_output(&self, args: &[&str], stdin: Option<&str>) -> std::process::Output {
         let mut command = Command::new("kubectl");
         command
             .arg("--kubeconfig")
@@ -231,7 +231,7 @@ impl KubeApiServer {
 
     /// Runs kubectl and returns its stdout; panics with its stderr on failure.
     #[track_caller]
-    pub fn kubectl(&self, args: &[&str], stdin: Option<&str>) -> String {
+    pub(crate) fn kubectl(&self, args: &[&str], stdin: Option<&str>) -> String {
         let output = self.kubectl_output(args, stdin);
         assert!(output.status.success(), "kubectl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
         String::from_utf8_lossy(&output.stdout).into_owned()

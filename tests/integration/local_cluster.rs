@@ -10,18 +10,18 @@ use crate::loopback_port::free_port;
 use crate::support::{repository, Workspace};
 
 /// Kept in step with `scripts/install-kubernetes-provider.sh`.
-pub const KUBERNETES_PLUGIN_VERSION: &str = "4.25.0";
+pub(crate) const KUBERNETES_PLUGIN_VERSION: &str = "4.25.0";
 
 /// A running control plane under `<workspace>/.runner/local-cluster`, where the shipped cluster
 /// project reads it; stopped (its data left for the workspace's removal) when dropped.
-pub struct LocalCluster {
+pub(crate) struct LocalCluster {
     dir: PathBuf,
     /// The admin kubeconfig the script writes (not the one the runner's hook installs).
     pub admin_kubeconfig: PathBuf,
 }
 
 impl LocalCluster {
-    pub fn start(workspace: &Workspace) -> Self {
+    pub(crate) fn start(workspace: &Workspace) -> Self {
         let bin = kube_bin_dir();
         assert!(
             bin.join("kube-controller-manager").is_file(),
@@ -45,7 +45,7 @@ impl LocalCluster {
         cluster
     }
 
-    pub fn script(&self, action: &str) -> Command {
+    pub(crate) fn script(&self, action: &str) -> Command {
         let mut command = Command::new("bash");
         command
             .arg(repository().join("scripts/local-cluster.sh"))
@@ -57,12 +57,12 @@ impl LocalCluster {
 
     /// `kubectl` as the cluster's admin, whatever the runner installed.
     #[track_caller]
-    pub fn kubectl_ok(&self, args: &[&str]) -> String {
+    pub(crate) fn kubectl_ok(&self, args: &[&str]) -> String {
         kubectl_ok(&self.admin_kubeconfig, args)
     }
 
     /// The names of every object of `kind` (cluster-wide kinds, or the default namespace).
-    pub fn names(&self, kind: &str) -> Vec<String> {
+    pub(crate) fn names(&self, kind: &str) -> Vec<String> {
         let text = self.kubectl_ok(&["get", kind, "-o", "jsonpath={.items[*].metadata.name}"]);
         text.split_whitespace().map(str::to_string).collect()
     }
@@ -70,7 +70,7 @@ impl LocalCluster {
 
 /// `kubectl --kubeconfig FILE ARGS`, which must succeed; its stdout.
 #[track_caller]
-pub fn kubectl_ok(kubeconfig: &Path, args: &[&str]) -> String {
+pub(crate) fn kubectl_ok(kubeconfig: &Path, args: &[&str]) -> String {
     let output: Output = Command::new("kubectl").arg("--kubeconfig").arg(kubeconfig).args(args).output().unwrap();
     assert!(output.status.success(), "kubectl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8_lossy(&output.stdout).into_owned()
@@ -84,7 +84,7 @@ impl Drop for LocalCluster {
 
 /// The folder holding `pulumi-resource-kubernetes`: `RUNNER_KUBERNETES_PROVIDER_BIN`, else the
 /// install script's cache. Tests fail (never skip) without it: `scripts/test.sh` builds it.
-pub fn kubernetes_provider_dir() -> PathBuf {
+pub(crate) fn kubernetes_provider_dir() -> PathBuf {
     crate::support::needs_external("the Pulumi Kubernetes provider");
     let dir = match std::env::var_os("RUNNER_KUBERNETES_PROVIDER_BIN") {
         Some(dir) => PathBuf::from(dir),
@@ -100,7 +100,7 @@ pub fn kubernetes_provider_dir() -> PathBuf {
 
 /// Makes the built provider an installed plugin of the Pulumi home under `home`, as `pulumi
 /// plugin install --file` would, by a link instead of a 300 MB copy per test.
-pub fn install_kubernetes_plugin(home: &Path) {
+pub(crate) fn install_kubernetes_plugin(home: &Path) {
     let plugin = home.join(".pulumi/plugins").join(format!("resource-kubernetes-v{KUBERNETES_PLUGIN_VERSION}"));
     std::fs::create_dir_all(&plugin).unwrap();
     let target = plugin.join("pulumi-resource-kubernetes");

@@ -15,7 +15,7 @@ use crate::kube_api_server::ChildGuard;
 static GIVEN: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
 
 /// A port free now and never handed to another server of this test process.
-pub fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     loop {
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         if GIVEN.lock().unwrap().insert(port) {
@@ -26,7 +26,7 @@ pub fn free_port() -> u16 {
 
 /// Starts `spawn(port)` on a fresh port until the process listens there itself; a process that
 /// exits first (its port was taken by something outside the tests) is started again on another.
-pub fn start_listening(what: &str, mut spawn: impl FnMut(u16) -> Child) -> (ChildGuard, u16) {
+pub(crate) fn start_listening(what: &str, mut spawn: impl FnMut(u16) -> Child) -> (ChildGuard, u16) {
     for _attempt in 0..5 {
         let port = free_port();
         let mut child = ChildGuard(spawn(port));
@@ -47,7 +47,7 @@ pub fn start_listening(what: &str, mut spawn: impl FnMut(u16) -> Child) -> (Chil
 
 /// True when `pid` holds a socket listening on `127.0.0.1:port` (or any address): the listening
 /// socket's inode in `/proc/net/tcp` among the process's descriptors.
-pub fn listens_on(pid: u32, port: u16) -> bool {
+pub(crate) fn listens_on(pid: u32, port: u16) -> bool {
     let mut inodes = BTreeSet::new();
     for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
         let text = std::fs::read_to_string(table).unwrap_or_default();

@@ -7,7 +7,7 @@ use assert_cmd::Command;
 
 use crate::support::{copy_tree, path_with, real_pulumi_dir, repository, RunOutput};
 
-pub struct MaraCheckout {
+pub(crate) struct MaraCheckout {
     dir: tempfile::TempDir,
     /// Outside the checkout: `HOME` (Pulumi's own files, the kubeconfig) must not land in it.
     home: tempfile::TempDir,
@@ -15,7 +15,7 @@ pub struct MaraCheckout {
 
 impl MaraCheckout {
     /// MARA's files, unchanged: `config/`, `pulumi/python/automation/`, the 28 manifests.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let fixtures = repository().join("tests/fixtures/mara");
         copy_tree(&fixtures.join("checkout"), dir.path());
@@ -35,7 +35,7 @@ impl MaraCheckout {
     /// Every project that has a program in `tests/fixtures/mara/programs/` becomes that YAML
     /// program, keeping the manifest's `name`, `description` and shared configuration folder
     /// (`stackConfigDir` is the form of MARA's `config:` that the YAML language host accepts).
-    pub fn with_yaml_programs(self) -> Self {
+    pub(crate) fn with_yaml_programs(self) -> Self {
         let programs = repository().join("tests/fixtures/mara/programs");
         let mut found = Vec::new();
         collect_programs(&programs, &programs, &mut found);
@@ -59,23 +59,23 @@ impl MaraCheckout {
     }
 
     /// `providers/<name>.toml` inside the checkout: adds to (or overrides) the built-in providers.
-    pub fn provider(&self, name: &str, text: &str) -> &Self {
+    pub(crate) fn provider(&self, name: &str, text: &str) -> &Self {
         self.file(&format!("providers/{name}.toml"), text)
     }
 
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.dir.path()
     }
 
-    pub fn home(&self) -> &Path {
+    pub(crate) fn home(&self) -> &Path {
         self.home.path()
     }
 
-    pub fn path(&self, relative: &str) -> PathBuf {
+    pub(crate) fn path(&self, relative: &str) -> PathBuf {
         self.dir.path().join(relative)
     }
 
-    pub fn file(&self, relative: &str, text: &str) -> &Self {
+    pub(crate) fn file(&self, relative: &str, text: &str) -> &Self {
         let path = self.path(relative);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
@@ -83,7 +83,7 @@ impl MaraCheckout {
     }
 
     /// `runner ARGS` in `relative` (a folder of the checkout), the real `pulumi` first on PATH.
-    pub fn command_in(&self, relative: &str, args: &[&str]) -> Command {
+    pub(crate) fn command_in(&self, relative: &str, args: &[&str]) -> Command {
         // MARA's programs are Python: its language host installed as a plugin, as `pulumi plugin
         // install language python` leaves it (the test build bundles only YAML's).
         std::fs::create_dir_all(self.home().join(".pulumi/plugins/language-python-v3.259.0")).unwrap();
@@ -102,12 +102,12 @@ impl MaraCheckout {
         command
     }
 
-    pub fn run(&self, args: &[&str]) -> RunOutput {
+    pub(crate) fn run(&self, args: &[&str]) -> RunOutput {
         RunOutput(self.command_in("", args).output().expect("runner starts"))
     }
 
     /// Every file of the checkout, relative and sorted, leaving out the runner's own `.runner/`.
-    pub fn listing(&self) -> Vec<String> {
+    pub(crate) fn listing(&self) -> Vec<String> {
         let mut files = Vec::new();
         collect_files(self.root(), self.root(), &mut files);
         files.retain(|file| !file.starts_with(".runner/"));
@@ -116,7 +116,7 @@ impl MaraCheckout {
     }
 
     /// Every file under the checkout, `.runner/` included, whose bytes contain `needle`.
-    pub fn files_containing(&self, needle: &str) -> Vec<String> {
+    pub(crate) fn files_containing(&self, needle: &str) -> Vec<String> {
         let mut files = Vec::new();
         collect_files(self.root(), self.root(), &mut files);
         files

@@ -60,7 +60,7 @@ fn module_imports(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     modules
 }
 
-pub fn rust_files(path: &Path) -> Vec<PathBuf> {
+pub(crate) fn rust_files(path: &Path) -> Vec<PathBuf> {
     if path.is_file() {
         return vec![path.to_path_buf()];
     }

@@ -9,13 +9,13 @@ use crate::loopback_port::start_listening;
 
 /// Kept in step with `scripts/install-versitygw.sh`.
 const BUILD: &str = "versitygw-v1.8.0";
-pub const ACCESS_KEY: &str = "runner-test-access";
-pub const SECRET_KEY: &str = "runner-test-secret-key-0123456789";
-pub const BUCKET: &str = "state";
+pub(crate) const ACCESS_KEY: &str = "runner-test-access";
+pub(crate) const SECRET_KEY: &str = "runner-test-secret-key-0123456789";
+pub(crate) const BUCKET: &str = "state";
 
 /// `versitygw` itself: `RUNNER_VERSITYGW_BIN` (its folder), else the install script's cache.
 /// Tests fail (never skip) without it: `scripts/test.sh` builds it.
-pub fn versitygw() -> PathBuf {
+pub(crate) fn versitygw() -> PathBuf {
     crate::support::needs_external("versitygw");
     let dir = match std::env::var_os("RUNNER_VERSITYGW_BIN") {
         Some(dir) => PathBuf::from(dir),
@@ -27,14 +27,14 @@ pub fn versitygw() -> PathBuf {
 }
 
 /// The store, serving the folder `root` (each bucket a sub-folder), stopped when dropped.
-pub struct ObjectStore {
+pub(crate) struct ObjectStore {
     _process: ChildGuard,
     pub root: PathBuf,
     pub port: u16,
 }
 
 impl ObjectStore {
-    pub fn start(root: &Path) -> Self {
+    pub(crate) fn start(root: &Path) -> Self {
         // With the posix backend a bucket is a folder: made here, no S3 client needed.
         std::fs::create_dir_all(root.join(BUCKET)).unwrap();
         let log = std::fs::File::create(root.with_extension("log")).unwrap();
@@ -59,7 +59,7 @@ impl ObjectStore {
         Self { _process: process, root: root.to_path_buf(), port }
     }
 
-    pub fn url(&self, bucket: &str) -> String {
+    pub(crate) fn url(&self, bucket: &str) -> String {
         format!("s3://{bucket}?endpoint=http://127.0.0.1:{}&use_path_style=true&region=us-east-1", self.port)
     }
 }

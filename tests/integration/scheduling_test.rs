@@ -33,7 +33,7 @@ fn chromium() -> PathBuf {
 }
 
 /// Renders `svg` in the browser at scale 1 and returns (width, RGB pixels).
-pub fn render_in_browser(svg: &Path, size: (u32, u32)) -> (u32, Vec<[u8; 3]>) {
+pub(crate) fn render_in_browser(svg: &Path, size: (u32, u32)) -> (u32, Vec<[u8; 3]>) {
     let out = svg.with_extension("png");
     let profile = tempfile::tempdir().unwrap();
     let status = std::process::Command::new(chromium())
@@ -55,17 +55,17 @@ pub fn render_in_browser(svg: &Path, size: (u32, u32)) -> (u32, Vec<[u8; 3]>) {
     (info.width, pixels)
 }
 
-pub fn rgb(hex: &str) -> [u8; 3] {
+pub(crate) fn rgb(hex: &str) -> [u8; 3] {
     let value = u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap();
     [(value >> 16) as u8, (value >> 8) as u8, value as u8]
 }
 
-pub fn close(a: [u8; 3], b: [u8; 3]) -> bool {
+pub(crate) fn close(a: [u8; 3], b: [u8; 3]) -> bool {
     a.iter().zip(b).all(|(x, y)| x.abs_diff(y) <= 6)
 }
 
 /// The `<rect>`s the SVG draws for a project: (kind, x, y, width, height).
-pub fn bars(svg: &str, project: &str) -> Vec<(String, f64, f64, f64, f64)> {
+pub(crate) fn bars(svg: &str, project: &str) -> Vec<(String, f64, f64, f64, f64)> {
     let attribute = |tag: &str, name: &str| -> Option<String> {
         let start = tag.find(&format!(" {name}=\""))? + name.len() + 3;
         Some(tag[start..].split('"').next()?.to_string())
@@ -80,7 +80,7 @@ pub fn bars(svg: &str, project: &str) -> Vec<(String, f64, f64, f64, f64)> {
         .collect()
 }
 
-pub fn size_of(svg: &str) -> (u32, u32) {
+pub(crate) fn size_of(svg: &str) -> (u32, u32) {
     let number = |name: &str| {
         let start = svg.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
         svg[start..].split('"').next().unwrap().parse::<f64>().unwrap().ceil() as u32
@@ -89,7 +89,7 @@ pub fn size_of(svg: &str) -> (u32, u32) {
 }
 
 /// Checks in the browser's pixels that every bar of `project` has its colour at its centre.
-pub fn assert_bars_drawn(png: &(u32, Vec<[u8; 3]>), svg: &str, project: &str, colours: &[(&str, &str)]) {
+pub(crate) fn assert_bars_drawn(png: &(u32, Vec<[u8; 3]>), svg: &str, project: &str, colours: &[(&str, &str)]) {
     let (width, pixels) = png;
     let drawn = bars(svg, project);
     assert!(!drawn.is_empty(), "no bar for {project}");

@@ -32,7 +32,7 @@ macro_rules! runner_snapshot {
 pub(crate) use runner_snapshot;
 
 /// The snapshot's header names the command line instead of the Rust expression.
-pub fn settings(description: String) -> insta::Settings {
+pub(crate) fn settings(description: String) -> insta::Settings {
     let mut settings = insta::Settings::clone_current();
     settings.set_description(description);
     settings.set_omit_expression(true);
@@ -40,7 +40,7 @@ pub fn settings(description: String) -> insta::Settings {
 }
 
 /// Runs `command`; the snapshot text, the command line it ran (redacted) and the raw output.
-pub fn run_and_format(
+pub(crate) fn run_and_format(
     mut command: impl std::borrow::BorrowMut<Command>,
     redactions: &Redactions,
 ) -> (String, String, Output) {
@@ -52,7 +52,7 @@ pub fn run_and_format(
 }
 
 /// Exit code, stdout and stderr, each redacted, as one text.
-pub fn format_output(output: &Output, redactions: &Redactions) -> String {
+pub(crate) fn format_output(output: &Output, redactions: &Redactions) -> String {
     let code = output.status.code().map_or_else(|| format!("{:?}", output.status), |code| code.to_string());
     format!(
         "exit code: {code}\n----- stdout -----\n{}\n----- stderr -----\n{}\n",
@@ -63,7 +63,7 @@ pub fn format_output(output: &Output, redactions: &Redactions) -> String {
 
 /// Ordered replacements: the most specific first (the runner's own path before the repository
 /// holding it, the workspace's `HOME` before the workspace).
-pub struct Redactions {
+pub(crate) struct Redactions {
     rules: Vec<Rule>,
 }
 
@@ -79,12 +79,12 @@ struct Rule {
 
 impl Redactions {
     /// The redactions of a run in `workspace`.
-    pub fn of(workspace: &Workspace) -> Self {
+    pub(crate) fn of(workspace: &Workspace) -> Self {
         Self::for_root(workspace.root())
     }
 
     /// The redactions of a run whose repository root (a temporary folder) is `root`.
-    pub fn for_root(root: &Path) -> Self {
+    pub(crate) fn for_root(root: &Path) -> Self {
         let mut redactions = Redactions { rules: Vec::new() };
         redactions.literal_path(&assert_cmd::cargo::cargo_bin("runner"), "[RUNNER]");
         // The workspace's own `HOME` (see `Workspace::std_command`), then the workspace.
@@ -118,21 +118,21 @@ impl Redactions {
     }
 
     /// Adds a rule: every match of `pattern` becomes `replacement` (`$1` names a group).
-    pub fn with(mut self, pattern: &str, replacement: &str) -> Self {
+    pub(crate) fn with(mut self, pattern: &str, replacement: &str) -> Self {
         self.rules.push(Rule::new(pattern, replacement));
         self
     }
 
     /// `runner history`'s run column is as wide as its run ids, whose pid has 4 to 7 digits: its
     /// header is padded as the widest run id would pad it, as the run ids are.
-    pub fn history_table(self) -> Self {
+    pub(crate) fn history_table(self) -> Self {
         let header = format!("run{}started", " ".repeat(RUN_ID_WIDEST + 2 - "run".len()));
         self.with(r"^run +started", &header)
     }
 
     /// `status`'s header: its `run` column is as wide as the widest run id, which varies with the
     /// pid; the rows are redacted to the widest possible run id, so is the header.
-    pub fn status_table(self) -> Self {
+    pub(crate) fn status_table(self) -> Self {
         let header = format!("run{}stack", " ".repeat(RUN_ID_WIDEST + 2 - "run".len()));
         self.with(r"run +stack", &header)
     }
@@ -164,7 +164,7 @@ impl Redactions {
         self.with(&format!(r#"([`@"]){host}([`"])"#), "${1}[HOST]${2}")
     }
 
-    pub fn apply(&self, text: &str) -> String {
+    pub(crate) fn apply(&self, text: &str) -> String {
         let mut text = text.to_string();
         for rule in &self.rules {
             text = rule.apply(&text);
@@ -197,7 +197,7 @@ impl Rule {
 }
 
 /// `YYYYMMDDTHHMMSSZ-` and a pid below 2^22 (Linux's `pid_max` limit): 7 digits.
-pub const RUN_ID_WIDEST: usize = 17 + 7;
+pub(crate) const RUN_ID_WIDEST: usize = 17 + 7;
 
 /// Where the real `pulumi` is, if this machine has it (the redaction is harmless without).
 fn real_pulumi_dir() -> Option<std::path::PathBuf> {

@@ -4,7 +4,7 @@ use std::process::Output;
 use assert_cmd::Command;
 
 /// Two independent branches: `a -> b`, and `c` alone; `d` (kubernetes phase) after `b`.
-pub const BRANCHES: &str = r#"
+pub(crate) const BRANCHES: &str = r#"
 description = "two branches"
 [[project]]
 path = "a"
@@ -23,14 +23,14 @@ depends_on = ["b"]
 "#;
 
 /// A throwaway repository: providers, projects, config files, and a way to run `runner` in it.
-pub struct Workspace {
+pub(crate) struct Workspace {
     dir: tempfile::TempDir,
     env: Vec<(String, String)>,
 }
 
 /// `kill(2)` through rustix: signal `number` (0 only asks whether the process exists) to `pid`,
 /// or to the process group `-pid` when negative. 0 when delivered, -1 otherwise.
-pub fn kill(pid: i32, number: i32) -> i32 {
+pub(crate) fn kill(pid: i32, number: i32) -> i32 {
     use rustix::process::{Pid, Signal};
     let Some(target) = Pid::from_raw(pid.abs()) else { return -1 };
     let signal = match number {
@@ -53,14 +53,14 @@ pub fn kill(pid: i32, number: i32) -> i32 {
 }
 
 /// A named pipe at `path`: whoever reads it waits until a test writes.
-pub fn make_fifo(path: &Path) {
+pub(crate) fn make_fifo(path: &Path) {
     rustix::fs::mkfifoat(rustix::fs::CWD, path, rustix::fs::Mode::from_raw_mode(0o600)).expect("a named pipe");
 }
 
 /// A CI log may show only the lines before a failing test's `FAILED` line, never the harness's
 /// `failures:` section at the end. So the end of each panic's message is also written to the real
 /// stderr (which the harness does not capture) the moment it happens; the usual report follows.
-pub fn report_failures_at_once() {
+pub(crate) fn report_failures_at_once() {
     static INSTALLED: std::sync::Once = std::sync::Once::new();
     INSTALLED.call_once(|| {
         let previous = std::panic::take_hook();
@@ -91,7 +91,7 @@ pub fn report_failures_at_once() {
 }
 
 impl Workspace {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         report_failures_at_once();
         let dir = tempfile::tempdir().expect("temp dir");
         for folder in ["providers", "projects", "config/pulumi"] {
@@ -101,7 +101,7 @@ impl Workspace {
     }
 
     /// A workspace that runs the real `pulumi` on a file backend and a `HOME` of its own.
-    pub fn with_real_pulumi() -> Self {
+    pub(crate) fn with_real_pulumi() -> Self {
         let mut workspace = Workspace::new();
         let (backend, home) = (workspace.path(".state"), workspace.path("home"));
         workspace
@@ -112,50 +112,50 @@ impl Workspace {
         workspace
     }
 
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.dir.path()
     }
 
-    pub fn path(&self, relative: &str) -> PathBuf {
+    pub(crate) fn path(&self, relative: &str) -> PathBuf {
         self.dir.path().join(relative)
     }
 
-    pub fn file(&self, relative: &str, contents: impl AsRef<[u8]>) -> &Self {
+    pub(crate) fn file(&self, relative: &str, contents: impl AsRef<[u8]>) -> &Self {
         let path = self.path(relative);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, contents).unwrap();
         self
     }
 
-    pub fn provider(&self, name: &str, toml: &str) -> &Self {
+    pub(crate) fn provider(&self, name: &str, toml: &str) -> &Self {
         self.file(&format!("providers/{name}.toml"), toml)
     }
 
     /// A project folder with a minimal `Pulumi.yaml` (a YAML program with no resources).
-    pub fn project(&self, path: &str) -> &Self {
+    pub(crate) fn project(&self, path: &str) -> &Self {
         let name = path.replace('/', "-");
         self.file(&format!("projects/{path}/Pulumi.yaml"), format!("name: {name}\nruntime: yaml\n"))
     }
 
-    pub fn env_file(&self, text: &str) -> &Self {
+    pub(crate) fn env_file(&self, text: &str) -> &Self {
         self.file("config/pulumi/environment", text)
     }
 
-    pub fn stack_file(&self, stack: &str, text: &str) -> &Self {
+    pub(crate) fn stack_file(&self, stack: &str, text: &str) -> &Self {
         self.file(&format!("config/pulumi/Pulumi.{stack}.yaml"), text)
     }
 
-    pub fn set_env(&mut self, key: &str, value: impl Into<String>) -> &mut Self {
+    pub(crate) fn set_env(&mut self, key: &str, value: impl Into<String>) -> &mut Self {
         self.env.push((key.to_string(), value.into()));
         self
     }
 
-    pub fn command(&self, args: &[&str]) -> Command {
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
         Command::from_std(self.std_command(args))
     }
 
     /// For tests that need the child itself (to signal it).
-    pub fn std_command(&self, args: &[&str]) -> std::process::Command {
+    pub(crate) fn std_command(&self, args: &[&str]) -> std::process::Command {
         let mut command = hermetic_runner(self.root(), args);
         for (key, value) in &self.env {
             command.env(key, value);
@@ -165,7 +165,7 @@ impl Workspace {
 
     /// `runner ARGS` started in the background, its output dropped: a run another step of the
     /// test interrupts, kills or races.
-    pub fn spawn_quiet(&self, args: &[&str]) -> std::process::Child {
+    pub(crate) fn spawn_quiet(&self, args: &[&str]) -> std::process::Child {
         self.std_command(args)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
@@ -173,12 +173,12 @@ impl Workspace {
             .expect("runner starts")
     }
 
-    pub fn run(&self, args: &[&str]) -> RunOutput {
+    pub(crate) fn run(&self, args: &[&str]) -> RunOutput {
         RunOutput(self.command(args).output().expect("runner starts"))
     }
 
     /// Every file under `dir`, relative, sorted: to prove a command wrote nothing.
-    pub fn listing(&self) -> Vec<String> {
+    pub(crate) fn listing(&self) -> Vec<String> {
         let mut files = Vec::new();
         collect(self.root(), self.root(), &mut files);
         files.sort();
@@ -188,7 +188,7 @@ impl Workspace {
 
 /// `runner ARGS` run in `dir`, with `dir/home` as `HOME`: never the developer's home,
 /// kubeconfig, Pulumi build cache, backend or CI settings; no colour, no terminal width.
-pub fn hermetic_runner(dir: &Path, args: &[&str]) -> std::process::Command {
+pub(crate) fn hermetic_runner(dir: &Path, args: &[&str]) -> std::process::Command {
     let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("runner"));
     command
         .current_dir(dir)
@@ -223,29 +223,29 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) {
     }
 }
 
-pub struct RunOutput(pub Output);
+pub(crate) struct RunOutput(pub Output);
 
 impl RunOutput {
-    pub fn code(&self) -> i32 {
+    pub(crate) fn code(&self) -> i32 {
         self.0.status.code().unwrap_or(-1)
     }
 
-    pub fn stdout(&self) -> String {
+    pub(crate) fn stdout(&self) -> String {
         String::from_utf8_lossy(&self.0.stdout).into_owned()
     }
 
-    pub fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         String::from_utf8_lossy(&self.0.stderr).into_owned()
     }
 
     #[track_caller]
-    pub fn expect_code(&self, code: i32) -> &Self {
+    pub(crate) fn expect_code(&self, code: i32) -> &Self {
         assert_eq!(self.code(), code, "exit code\nstdout:\n{}\nstderr:\n{}", self.stdout(), self.stderr());
         self
     }
 
     #[track_caller]
-    pub fn expect_stdout_contains(&self, needle: &str) -> &Self {
+    pub(crate) fn expect_stdout_contains(&self, needle: &str) -> &Self {
         assert!(
             self.stdout().contains(needle),
             "stdout lacks {needle:?}:\n{}\nstderr:\n{}",
@@ -256,26 +256,26 @@ impl RunOutput {
     }
 
     #[track_caller]
-    pub fn expect_stderr_lacks(&self, needle: &str) -> &Self {
+    pub(crate) fn expect_stderr_lacks(&self, needle: &str) -> &Self {
         assert!(!self.stderr().contains(needle), "stderr has {needle:?}:\n{}", self.stderr());
         self
     }
 
     #[track_caller]
-    pub fn expect_stderr_contains(&self, needle: &str) -> &Self {
+    pub(crate) fn expect_stderr_contains(&self, needle: &str) -> &Self {
         assert!(self.stderr().contains(needle), "stderr lacks {needle:?}:\n{}", self.stderr());
         self
     }
 }
 
 /// The repository this test binary was built from, for the shipped providers and projects.
-pub fn repository() -> PathBuf {
+pub(crate) fn repository() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// The real `pulumi` in the workspace's `projects/<project>`, on the file backend `backend`, with
 /// the passphrase and HOME of `Workspace::with_real_pulumi`: what Pulumi itself says of a stack.
-pub fn real_pulumi_in(workspace: &Workspace, project: &str, backend: &Path) -> std::process::Command {
+pub(crate) fn real_pulumi_in(workspace: &Workspace, project: &str, backend: &Path) -> std::process::Command {
     let mut command = std::process::Command::new(real_pulumi_dir().join("pulumi"));
     command
         .current_dir(workspace.path(&format!("projects/{project}")))
@@ -288,7 +288,7 @@ pub fn real_pulumi_in(workspace: &Workspace, project: &str, backend: &Path) -> s
 
 /// The folder holding the real `pulumi` and `pulumi-language-yaml`. Tests against the real CLI
 /// fail (never skip) without it: `.ci/run` installs it.
-pub fn real_pulumi_dir() -> PathBuf {
+pub(crate) fn real_pulumi_dir() -> PathBuf {
     needs_external("the real `pulumi`");
     if let Ok(dir) = std::env::var("RUNNER_TEST_PULUMI_DIR") {
         return PathBuf::from(dir);
@@ -305,16 +305,16 @@ pub fn real_pulumi_dir() -> PathBuf {
 }
 
 /// The test double, first on PATH.
-pub fn fake_pulumi_dir() -> PathBuf {
+pub(crate) fn fake_pulumi_dir() -> PathBuf {
     repository().join("tests/support/fake-pulumi")
 }
 
-pub fn path_with(dir: &Path) -> String {
+pub(crate) fn path_with(dir: &Path) -> String {
     format!("{}:{}", dir.display(), std::env::var("PATH").unwrap_or_default())
 }
 
 /// Copies a folder of the repository into the workspace (providers, projects, config examples).
-pub fn copy_tree(from: &Path, to: &Path) {
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap().flatten() {
         let target = to.join(entry.file_name());
@@ -328,7 +328,7 @@ pub fn copy_tree(from: &Path, to: &Path) {
 
 /// Builds the test resource provider `pulumi-resource-tokenauth` (Go, against the pinned
 /// Pulumi SDK) once into `target/test-plugins/`, and returns its folder.
-pub fn tokenauth_plugin_dir() -> PathBuf {
+pub(crate) fn tokenauth_plugin_dir() -> PathBuf {
     needs_external("Go");
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BUILT
@@ -358,7 +358,7 @@ pub fn tokenauth_plugin_dir() -> PathBuf {
 impl Workspace {
     /// A workspace whose `pulumi` is the test double, with its state kept in `fake-state/` and
     /// its behaviour scripted by `fake-script.json` (see `tests/support/fake-pulumi/README.md`).
-    pub fn with_fake_pulumi(provider: &str, projects: &[&str], script: &str) -> Self {
+    pub(crate) fn with_fake_pulumi(provider: &str, projects: &[&str], script: &str) -> Self {
         let mut workspace = Workspace::new();
         workspace.provider("demo", provider);
         for project in projects {
@@ -377,7 +377,7 @@ impl Workspace {
     /// `runner ARGS` in a pseudo-terminal (`tests/support/drive-pty.py`) answering `steps`, with
     /// this workspace's environment (its `pulumi`, real or the test double), an `xterm`, its own
     /// `HOME`, and colour as the caller leaves it.
-    pub fn in_a_terminal(&self, steps: &str, args: &[&str]) -> std::process::Command {
+    pub(crate) fn in_a_terminal(&self, steps: &str, args: &[&str]) -> std::process::Command {
         self.file("pty-script.json", steps);
         let mut command = std::process::Command::new("python3");
         command
@@ -402,7 +402,7 @@ impl Workspace {
 
     /// Every invocation the test double recorded: a `start` and an `end` line each.
     /// The fake `pulumi`'s `start` and `end` line of each invocation (its marks left out).
-    pub fn fake_invocations(&self) -> Vec<serde_json::Value> {
+    pub(crate) fn fake_invocations(&self) -> Vec<serde_json::Value> {
         let lines = self.fake_log().into_iter();
         lines.filter(|line| line["event"] == "start" || line["event"] == "end").collect()
     }
@@ -416,7 +416,7 @@ impl Workspace {
     /// Waits (at most 60 s) until the fake `pulumi` marked `event` for `op` of `project` (any
     /// project when `None`): `working` once it runs with its script in force, so a signal sent
     /// now meets the behaviour the test scripted, with no pause guessed for a loaded machine.
-    pub fn wait_for_fake_mark(&self, project: Option<&str>, op: &str, event: &str) -> serde_json::Value {
+    pub(crate) fn wait_for_fake_mark(&self, project: Option<&str>, op: &str, event: &str) -> serde_json::Value {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         loop {
             let found = self.fake_log().into_iter().find(|line| {
@@ -435,7 +435,7 @@ impl Workspace {
 /// kube-apiserver, versitygw, chromium, graphviz, tmux, zsh, fish, the CI engines) are named `ext_...`, so
 /// `cargo test --test integration -- --skip ::ext_` is the fast loop. Every helper that finds
 /// such a program calls this, which keeps the rule true as tests are added.
-pub fn needs_external(program: &str) {
+pub(crate) fn needs_external(program: &str) {
     let thread = std::thread::current();
     // A helper thread of a test, or the main thread with one test thread: its test was checked.
     let Some(name) = thread.name().filter(|name| *name != "main") else { return };
@@ -455,6 +455,6 @@ pub fn needs_external(program: &str) {
 /// The test suite's stand-in for the shipped `local` provider: the same graph of Pulumi YAML
 /// projects, each a `pulumi:index:Stash`, so the fast tests need no cluster and no plugin. Holds
 /// `providers/local.toml`, `projects/local/` and `config/pulumi/environment.example`.
-pub fn stash_local() -> PathBuf {
+pub(crate) fn stash_local() -> PathBuf {
     repository().join("tests/fixtures/stash-local")
 }

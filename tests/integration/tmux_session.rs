@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::support::Workspace;
 
-pub struct TmuxSession<'a> {
+pub(crate) struct TmuxSession<'a> {
     workspace: &'a Workspace,
     socket: PathBuf,
 }
@@ -17,7 +17,7 @@ const SESSION: &str = "runner-test";
 impl<'a> TmuxSession<'a> {
     /// Starts `bash -c script` in a `columns` x `rows` window, in the workspace with the same
     /// environment as its pseudo-terminal runs.
-    pub fn start(workspace: &'a Workspace, columns: u16, rows: u16, script: &str) -> Self {
+    pub(crate) fn start(workspace: &'a Workspace, columns: u16, rows: u16, script: &str) -> Self {
         crate::support::needs_external("tmux");
         if Command::new("tmux").arg("-V").output().is_err() {
             panic!("tmux is required for this test: apt-get install tmux (scripts/test.sh installs it)");
@@ -43,13 +43,13 @@ impl<'a> TmuxSession<'a> {
         command.arg("-S").arg(&self.socket).args(args).output().expect("tmux runs")
     }
 
-    pub fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         String::from_utf8_lossy(&self.tmux(&["capture-pane", "-p", "-t", SESSION]).stdout).into_owned()
     }
 
     /// The screen once `shown` holds for it, or after 60 s (the caller's assertions then say
     /// what was missing).
-    pub fn screen_when(&self, shown: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn screen_when(&self, shown: impl Fn(&str) -> bool) -> String {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             let screen = self.screen();
@@ -60,16 +60,16 @@ impl<'a> TmuxSession<'a> {
         }
     }
 
-    pub fn send_keys(&self, keys: &str) {
+    pub(crate) fn send_keys(&self, keys: &str) {
         self.tmux(&["send-keys", "-t", SESSION, keys]);
     }
 
-    pub fn resize(&self, columns: u16) {
+    pub(crate) fn resize(&self, columns: u16) {
         self.tmux(&["resize-window", "-t", SESSION, "-x", &columns.to_string()]);
     }
 
     /// The terminal goes away: its processes get SIGHUP, as when a window is closed.
-    pub fn close(&self) {
+    pub(crate) fn close(&self) {
         self.tmux(&["kill-server"]);
     }
 }

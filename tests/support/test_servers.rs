@@ -14,17 +14,17 @@ use tokio_rustls::rustls;
 
 /// A private certificate authority and a server certificate it signed for `localhost`,
 /// `127.0.0.1` and `::1`: what a cluster's ingress with an internal CA looks like.
-pub struct PrivateCa {
+pub(crate) struct PrivateCa {
     /// The authority's certificate, the content of a gate's `ca_file`.
-    pub ca_pem: String,
-    pub server_config: Arc<rustls::ServerConfig>,
+    pub(crate) ca_pem: String,
+    pub(crate) server_config: Arc<rustls::ServerConfig>,
     /// The server's certificate and key, for a server that reads them from files (Azurite).
-    pub server_cert_pem: String,
-    pub server_key_pem: String,
+    pub(crate) server_cert_pem: String,
+    pub(crate) server_key_pem: String,
 }
 
 impl PrivateCa {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
         let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
         ca_params.distinguished_name.push(DnType::CommonName, "runner test CA");
@@ -52,7 +52,7 @@ impl PrivateCa {
 
 /// Serves `response` (a whole HTTP answer) on `bind` (`127.0.0.1:0`, `[::1]:0`), over TLS when
 /// `tls` is given; returns the bound address.
-pub fn serve(bind: &str, tls: Option<Arc<rustls::ServerConfig>>, response: &'static [u8]) -> SocketAddr {
+pub(crate) fn serve(bind: &str, tls: Option<Arc<rustls::ServerConfig>>, response: &'static [u8]) -> SocketAddr {
     let listener = std::net::TcpListener::bind(bind).expect("bind a loopback port");
     listener.set_nonblocking(true).unwrap();
     let address = listener.local_addr().unwrap();
@@ -81,7 +81,7 @@ pub fn serve(bind: &str, tls: Option<Arc<rustls::ServerConfig>>, response: &'sta
 }
 
 /// Accepts connections and never answers: a gate must give up on its own clock.
-pub fn silent(bind: &str) -> SocketAddr {
+pub(crate) fn silent(bind: &str) -> SocketAddr {
     let listener = std::net::TcpListener::bind(bind).expect("bind a loopback port");
     let address = listener.local_addr().unwrap();
     std::thread::spawn(move || {
@@ -107,21 +107,21 @@ async fn answer<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(mut str
     let _ = stream.shutdown().await;
 }
 
-pub const HEALTHY: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection: close\r\n\r\nhealthy";
+pub(crate) const HEALTHY: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection: close\r\n\r\nhealthy";
 
 /// The body in three chunks, the word `ready` split across two of them.
-pub const CHUNKED: &[u8] =
+pub(crate) const CHUNKED: &[u8] =
     b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n4\r\nall \r\n3\r\nrea\r\n2\r\ndy\r\n0\r\n\r\n";
 
 /// A loopback port bound and never listened on, held while this lives: a connection to it is
 /// refused, and no server can take it meanwhile (a port merely found free could be).
-pub struct ClosedPort {
+pub(crate) struct ClosedPort {
     _socket: std::os::fd::OwnedFd,
-    pub port: u16,
+    pub(crate) port: u16,
 }
 
 impl ClosedPort {
-    pub fn hold() -> Self {
+    pub(crate) fn hold() -> Self {
         use rustix::net::{AddressFamily, SocketType};
         let socket = rustix::net::socket(AddressFamily::INET, SocketType::STREAM, None).expect("a socket");
         rustix::net::bind(&socket, &std::net::SocketAddrV4::new(std::net::Ipv4Addr::LOCALHOST, 0))

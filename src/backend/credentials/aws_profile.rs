@@ -19,14 +19,14 @@ use crate::cancel::{Cancellation, ChildProcess};
 const CREDENTIAL_PROCESS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// No `Debug`: it holds the secret key.
-pub struct AwsProfile {
+pub(crate) struct AwsProfile {
     pub access_key: String,
     pub secret_key: String,
     pub session_token: Option<String>,
 }
 
 /// The two shared files and the profile asked for, read once for a client's region and keys.
-pub struct AwsSharedFiles {
+pub(crate) struct AwsSharedFiles {
     credentials_file: Option<PathBuf>,
     config_file: Option<PathBuf>,
     credentials: BTreeMap<String, BTreeMap<String, String>>,
@@ -36,7 +36,7 @@ pub struct AwsSharedFiles {
 }
 
 impl AwsSharedFiles {
-    pub fn read(environment: &dyn RunEnvironment) -> Self {
+    pub(crate) fn read(environment: &dyn RunEnvironment) -> Self {
         let home = environment.get("HOME").map(PathBuf::from);
         let file = |variable: &str, default: &str| {
             environment.get(variable).map(PathBuf::from).or_else(|| home.as_ref().map(|home| home.join(default)))
@@ -69,13 +69,13 @@ impl AwsSharedFiles {
 
     /// The config file's `region` for the profile, wherever the keys come from: the SDK reads
     /// it after `AWS_REGION`.
-    pub fn region(&self) -> Option<String> {
+    pub(crate) fn region(&self) -> Option<String> {
         self.config_section().and_then(|keys| keys.get("region")).cloned()
     }
 
     /// The profile's keys; `Ok(None)` when neither file has the profile and none was asked for
     /// by name.
-    pub fn keys(&self, environment: &dyn RunEnvironment) -> Result<Option<AwsProfile>, ObjectStoreError> {
+    pub(crate) fn keys(&self, environment: &dyn RunEnvironment) -> Result<Option<AwsProfile>, ObjectStoreError> {
         let profile = self.profile();
         let config_section = self.config_section();
         let section =
@@ -108,7 +108,7 @@ impl AwsSharedFiles {
 
 impl AwsProfile {
     /// The keys of the profile the environment names, from its shared files.
-    pub fn from_environment(environment: &dyn RunEnvironment) -> Result<Option<Self>, ObjectStoreError> {
+    pub(crate) fn from_environment(environment: &dyn RunEnvironment) -> Result<Option<Self>, ObjectStoreError> {
         AwsSharedFiles::read(environment).keys(environment)
     }
 }

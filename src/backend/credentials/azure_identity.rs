@@ -20,7 +20,7 @@ const STORAGE_RESOURCE: &str = "https://storage.azure.com";
 const AZURE_CLI_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// No `Debug`: a client secret is in it.
-pub enum AzureIdentity {
+pub(crate) enum AzureIdentity {
     /// `AZURE_TENANT_ID`, `AZURE_CLIENT_ID`, `AZURE_CLIENT_SECRET`.
     ClientSecret { token_url: String, client_id: String, secret: String },
     /// `AZURE_TENANT_ID`, `AZURE_CLIENT_ID`, `AZURE_FEDERATED_TOKEN_FILE` (AKS workload identity).
@@ -31,7 +31,7 @@ pub enum AzureIdentity {
 
 impl AzureIdentity {
     /// The first way to sign in the run's environment offers, `None` when it offers none.
-    pub fn from_environment(environment: &dyn RunEnvironment) -> Option<Self> {
+    pub(crate) fn from_environment(environment: &dyn RunEnvironment) -> Option<Self> {
         let tenant_and_client = environment.get("AZURE_TENANT_ID").zip(environment.get("AZURE_CLIENT_ID"));
         if let Some((tenant, client_id)) = tenant_and_client {
             let authority = environment.get("AZURE_AUTHORITY_HOST").unwrap_or("https://login.microsoftonline.com");
@@ -51,7 +51,7 @@ impl AzureIdentity {
     }
 
     /// What the errors call this sign-in.
-    pub fn describe(&self) -> &'static str {
+    pub(crate) fn describe(&self) -> &'static str {
         match self {
             Self::ClientSecret { .. } => "the service principal of `AZURE_CLIENT_ID` and `AZURE_CLIENT_SECRET`",
             Self::WorkloadIdentity { .. } => "the workload identity of `AZURE_FEDERATED_TOKEN_FILE`",
@@ -60,7 +60,7 @@ impl AzureIdentity {
     }
 
     /// A bearer token for Azure Storage. A refusal names this sign-in and how to mend it.
-    pub fn access_token(&self, environment: &dyn RunEnvironment) -> Result<String, ObjectStoreError> {
+    pub(crate) fn access_token(&self, environment: &dyn RunEnvironment) -> Result<String, ObjectStoreError> {
         let (token_url, form) = match self {
             Self::AzureCli { program } => {
                 let owner = program.display().to_string();

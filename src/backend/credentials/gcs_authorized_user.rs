@@ -11,7 +11,7 @@ use crate::backend::store::object_store_response::uri_encode;
 
 /// No `Debug`: it holds the client secret and the refresh token.
 #[derive(Clone, Deserialize)]
-pub struct GcsAuthorizedUser {
+pub(crate) struct GcsAuthorizedUser {
     client_id: String,
     client_secret: String,
     refresh_token: String,
@@ -22,7 +22,7 @@ pub struct GcsAuthorizedUser {
 
 impl GcsAuthorizedUser {
     /// The refresh-token grant of OAuth 2.0 (RFC 6749, section 6).
-    pub fn token_request(&self) -> String {
+    pub(crate) fn token_request(&self) -> String {
         format!(
             "grant_type=refresh_token&client_id={}&client_secret={}&refresh_token={}",
             uri_encode(&self.client_id, false),
@@ -31,7 +31,7 @@ impl GcsAuthorizedUser {
         )
     }
 
-    pub fn access_token(&self) -> Result<AccessToken, ObjectStoreError> {
+    pub(crate) fn access_token(&self) -> Result<AccessToken, ObjectStoreError> {
         exchange_for_token(&self.token_uri, self.token_request())
     }
 }

@@ -8,7 +8,7 @@ use super::token_cache::cached_token;
 use crate::backend::store::object_store_error::ObjectStoreError;
 
 /// No `Debug`: both kinds hold a secret (a private key, a refresh token).
-pub struct GcsCredentials {
+pub(crate) struct GcsCredentials {
     kind: GcsCredentialsKind,
     /// The variable or file they came from, for the errors.
     source: String,
@@ -24,7 +24,7 @@ enum GcsCredentialsKind {
 impl GcsCredentials {
     /// Told apart by `type`, as Google's clients do; a key without one is read as a service
     /// account. `source` names where the JSON came from; no value of it is ever in an error.
-    pub fn parse(json: &[u8], source: &str) -> Result<Self, ObjectStoreError> {
+    pub(crate) fn parse(json: &[u8], source: &str) -> Result<Self, ObjectStoreError> {
         let kind = serde_json::from_slice::<serde_json::Value>(json)
             .ok()
             .and_then(|value| value.get("type").and_then(|kind| kind.as_str()).map(str::to_string));
@@ -52,7 +52,7 @@ impl GcsCredentials {
 
     /// A refusal by the token endpoint names these credentials and how to renew them; a token
     /// endpoint out of reach stays a request error (the network, not the credentials).
-    pub fn access_token(&self) -> Result<String, ObjectStoreError> {
+    pub(crate) fn access_token(&self) -> Result<String, ObjectStoreError> {
         let json = String::from_utf8_lossy(&self.json);
         let (token, hint) = match &self.kind {
             GcsCredentialsKind::ServiceAccount(account) => (
@@ -76,10 +76,10 @@ impl GcsCredentials {
 }
 
 /// Where Google's clients exchange credentials that name no `token_uri`.
-pub fn google_token_uri() -> String {
+pub(crate) fn google_token_uri() -> String {
     "https://oauth2.googleapis.com/token".into()
 }
 
 #[cfg(test)]
 #[path = "gcs_credentials_tests.rs"]
-pub mod tests;
+pub(crate) mod tests;

@@ -6,7 +6,7 @@ const USER: &str = r#"{"account": "", "client_id": "764.apps.googleusercontent.c
     "universe_domain": "googleapis.com"}"#;
 
 /// Answers one request with `answer` on a loopback port and hands back the request it read.
-pub fn serve_once(answer: &'static [u8]) -> (std::net::SocketAddr, std::thread::JoinHandle<String>) {
+pub(crate) fn serve_once(answer: &'static [u8]) -> (std::net::SocketAddr, std::thread::JoinHandle<String>) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();
     let server = std::thread::spawn(move || {

@@ -16,7 +16,7 @@ const SCOPE: &str = "https://www.googleapis.com/auth/devstorage.read_write";
 
 /// No `Debug`: it holds the private key.
 #[derive(Clone, Deserialize)]
-pub struct GcsServiceAccount {
+pub(crate) struct GcsServiceAccount {
     client_email: String,
     private_key: String,
     #[serde(default = "super::gcs_credentials::google_token_uri")]
@@ -25,7 +25,7 @@ pub struct GcsServiceAccount {
 
 impl GcsServiceAccount {
     /// The signed assertion for `now` (seconds since the epoch), valid for an hour.
-    pub fn assertion(&self, now: i64) -> Result<String, ObjectStoreError> {
+    pub(crate) fn assertion(&self, now: i64) -> Result<String, ObjectStoreError> {
         let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
         let header = engine.encode(br#"{"alg":"RS256","typ":"JWT"}"#);
         let claims = serde_json::json!({
@@ -48,7 +48,7 @@ impl GcsServiceAccount {
     }
 
     /// Exchanges the assertion at `token_uri` for a bearer token.
-    pub fn access_token(&self) -> Result<AccessToken, ObjectStoreError> {
+    pub(crate) fn access_token(&self) -> Result<AccessToken, ObjectStoreError> {
         let assertion = self.assertion(time::OffsetDateTime::now_utc().unix_timestamp())?;
         let grant = uri_encode("urn:ietf:params:oauth:grant-type:jwt-bearer", false);
         exchange_for_token(&self.token_uri, format!("grant_type={grant}&assertion={assertion}"))
@@ -57,4 +57,4 @@ impl GcsServiceAccount {
 
 #[cfg(test)]
 #[path = "gcs_service_account_tests.rs"]
-pub mod tests;
+pub(crate) mod tests;

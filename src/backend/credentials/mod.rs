@@ -9,5 +9,5 @@ pub(super) mod gcs_service_account;
 pub(super) mod oauth_token;
 pub(super) mod token_cache;
 
-pub use aws_profile::AwsProfile;
-pub use azure_identity::AzureIdentity;
+pub(crate) use aws_profile::AwsProfile;
+pub(crate) use azure_identity::AzureIdentity;

@@ -7,7 +7,7 @@ use crate::backend::store::object_store_response::send_request;
 
 /// Posts the form to `token_uri` and reads the `access_token` (and `expires_in`) of its answer;
 /// an OAuth error code (`invalid_grant`) is named, never the form.
-pub fn exchange_for_token(token_uri: &str, form: String) -> Result<AccessToken, ObjectStoreError> {
+pub(crate) fn exchange_for_token(token_uri: &str, form: String) -> Result<AccessToken, ObjectStoreError> {
     let headers = [("content-type".to_string(), "application/x-www-form-urlencoded".to_string())];
     let answer =
         send_request(reqwest::Method::POST, token_uri, &headers, form.into_bytes())?.into_body(token_uri, |body| {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use crate::backend::store::object_store_error::ObjectStoreError;
 
 /// A token and how long its issuer said it lives, when it said.
-pub struct AccessToken {
+pub(crate) struct AccessToken {
     pub value: String,
     pub expires_in: Option<Duration>,
 }
@@ -23,7 +23,7 @@ static TOKENS: Mutex<BTreeMap<u64, (String, Instant)>> = Mutex::new(BTreeMap::ne
 
 /// The kept token of `owner` (every value that makes the credentials what they are: a key file's
 /// whole content, a client id with its secret), else a fresh one from `fetch`, kept.
-pub fn cached_token(
+pub(crate) fn cached_token(
     owner: &[&str],
     fetch: impl FnOnce() -> Result<AccessToken, ObjectStoreError>,
 ) -> Result<String, ObjectStoreError> {

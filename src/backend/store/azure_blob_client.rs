@@ -19,7 +19,7 @@ const API_VERSION: &str = "2021-12-02";
 
 /// Where the container is and how to authenticate to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AzureBlobClient {
+pub(crate) struct AzureBlobClient {
     /// `http(s)://host[/account]/container`, without a query.
     container_url: String,
     /// The SAS token appended to every request, without its `?`.
@@ -37,7 +37,7 @@ impl AzureBlobClient {
     /// The order is gocloud's: `AZURE_STORAGE_ACCOUNT` with `AZURE_STORAGE_KEY`, then
     /// `AZURE_STORAGE_SAS_TOKEN`, then `AZURE_STORAGE_CONNECTION_STRING`, then the sign-in of
     /// `DefaultAzureCredential` (`AzureIdentity`).
-    pub fn from_url(url: &str, environment: &dyn RunEnvironment) -> Option<Result<Self, ObjectStoreError>> {
+    pub(crate) fn from_url(url: &str, environment: &dyn RunEnvironment) -> Option<Result<Self, ObjectStoreError>> {
         let rest = url.strip_prefix("azblob://")?;
         let (location, query) = rest.split_once('?').unwrap_or((rest, ""));
         let (container, prefix) = location.split_once('/').unwrap_or((location, ""));

@@ -14,7 +14,7 @@ use crate::backend::RunEnvironment;
 
 /// Where the bucket's objects are and the token that reads them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GcsClient {
+pub(crate) struct GcsClient {
     /// `http(s)://host/storage/v1/b/BUCKET/o`.
     objects_url: String,
     /// The bearer token; `None` against an emulator.
@@ -38,7 +38,7 @@ struct ObjectName {
 
 impl GcsClient {
     /// `None` when `url` is not a `gs://` URL; `Err` when no credential the runner reads is set.
-    pub fn from_url(url: &str, environment: &dyn RunEnvironment) -> Option<Result<Self, ObjectStoreError>> {
+    pub(crate) fn from_url(url: &str, environment: &dyn RunEnvironment) -> Option<Result<Self, ObjectStoreError>> {
         let rest = url.strip_prefix("gs://")?;
         let location = rest.split('?').next().unwrap_or(rest);
         let (bucket, prefix) = location.split_once('/').unwrap_or((location, ""));

@@ -7,6 +7,6 @@ pub(super) mod object_store_error;
 pub(super) mod object_store_response;
 pub(super) mod s3_client;
 
-pub use object_store::{open_object_store, ObjectStore};
-pub use object_store_error::ObjectStoreError;
-pub use object_store_response::shown_url;
+pub(crate) use object_store::{open_object_store, ObjectStore};
+pub(crate) use object_store_error::ObjectStoreError;
+pub(crate) use object_store_response::shown_url;

@@ -8,7 +8,7 @@ use super::object_store_error::ObjectStoreError;
 use super::s3_client::S3Client;
 use crate::backend::RunEnvironment;
 
-pub trait ObjectStore: Send + Sync {
+pub(crate) trait ObjectStore: Send + Sync {
     /// The backend's folder inside its bucket or container, empty or ending in `/`.
     fn prefix(&self) -> &str;
     /// Every key under `prefix`, page after page.
@@ -19,7 +19,7 @@ pub trait ObjectStore: Send + Sync {
 
 /// The client for a backend URL, with the credentials the runner gives its children: `None`
 /// when the URL is not an object store's; `Err` when the runner cannot sign for it.
-pub fn open_object_store(
+pub(crate) fn open_object_store(
     url: &str,
     environment: &dyn RunEnvironment,
 ) -> Option<Result<Box<dyn ObjectStore>, ObjectStoreError>> {
@@ -36,7 +36,7 @@ pub fn open_object_store(
 /// Every variable the clients read a credential from: each must be secret to `SecretRule`,
 /// or a key would be printed unmasked.
 #[cfg(test)]
-pub const CREDENTIAL_VARIABLES: &[&str] = &[
+pub(crate) const CREDENTIAL_VARIABLES: &[&str] = &[
     "AWS_SECRET_ACCESS_KEY",
     "AWS_SESSION_TOKEN",
     "AZURE_STORAGE_KEY",
@@ -49,4 +49,4 @@ pub const CREDENTIAL_VARIABLES: &[&str] = &[
 
 #[cfg(test)]
 #[path = "object_store_tests.rs"]
-pub mod tests;
+pub(crate) mod tests;

@@ -4,7 +4,7 @@
 
 /// A failed list, get or delete of a lock object, or a store the runner cannot sign for.
 #[derive(Debug, thiserror::Error)]
-pub enum ObjectStoreError {
+pub(crate) enum ObjectStoreError {
     /// The environment lacks what the runner signs with; the text names the variables read.
     #[error("{0}")]
     MissingCredentials(String),
@@ -29,7 +29,7 @@ pub enum ObjectStoreError {
 
 impl ObjectStoreError {
     /// The object is not there (deleted by its holder between a list and a delete).
-    pub fn is_not_found(&self) -> bool {
+    pub(crate) fn is_not_found(&self) -> bool {
         matches!(self, Self::Status { status, .. } if *status == reqwest::StatusCode::NOT_FOUND)
     }
 }

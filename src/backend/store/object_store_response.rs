@@ -10,14 +10,14 @@ use super::object_store_error::ObjectStoreError;
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// What the store answered; `body` of any status, so the caller can read its error code.
-pub struct ObjectStoreResponse {
+pub(crate) struct ObjectStoreResponse {
     pub status: reqwest::StatusCode,
     pub body: Vec<u8>,
 }
 
 /// Sends `method url` with `headers` and `body`; `Err` only when no answer came. The URL in an
 /// error is `url` up to its query.
-pub fn send_request(
+pub(crate) fn send_request(
     method: reqwest::Method,
     url: &str,
     headers: &[(String, String)],
@@ -46,7 +46,7 @@ pub fn send_request(
 
 impl ObjectStoreResponse {
     /// The body of a successful answer, else the status with the store's error code.
-    pub fn into_body(self, url: &str, code: impl Fn(&[u8]) -> String) -> Result<Vec<u8>, ObjectStoreError> {
+    pub(crate) fn into_body(self, url: &str, code: impl Fn(&[u8]) -> String) -> Result<Vec<u8>, ObjectStoreError> {
         if self.status.is_success() {
             Ok(self.body)
         } else {
@@ -56,12 +56,12 @@ impl ObjectStoreResponse {
 }
 
 /// `url` without its query: the part of a request that may be printed.
-pub fn shown_url(url: &str) -> String {
+pub(crate) fn shown_url(url: &str) -> String {
     url.split(['?', '#']).next().unwrap_or(url).to_string()
 }
 
 /// RFC 3986 encoding: only unreserved characters stay, and `/` when `keep_slash`.
-pub fn uri_encode(text: &str, keep_slash: bool) -> String {
+pub(crate) fn uri_encode(text: &str, keep_slash: bool) -> String {
     text.bytes()
         .map(|byte| match byte {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (byte as char).to_string(),
@@ -72,7 +72,7 @@ pub fn uri_encode(text: &str, keep_slash: bool) -> String {
 }
 
 /// The texts of every `<tag>..</tag>` in a small XML answer (S3, Azure), entities decoded.
-pub fn xml_values(xml: &str, tag: &str) -> Vec<String> {
+pub(crate) fn xml_values(xml: &str, tag: &str) -> Vec<String> {
     let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
     let mut values = Vec::new();
     let mut rest = xml;
@@ -93,7 +93,7 @@ pub fn xml_values(xml: &str, tag: &str) -> Vec<String> {
 }
 
 /// `%XX` sequences of a URL's query value, decoded.
-pub fn percent_decode(text: &str) -> String {
+pub(crate) fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut index = 0;

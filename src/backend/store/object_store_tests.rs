@@ -2,7 +2,7 @@ use super::*;
 
 /// A loopback server that answers each request with the first `(needle, body)` whose needle is
 /// in the request line (a body `403` or `404` is that status); returns its address and the request lines.
-pub fn pages(answers: &'static [(&'static str, &'static str)]) -> (String, std::sync::mpsc::Receiver<String>) {
+pub(crate) fn pages(answers: &'static [(&'static str, &'static str)]) -> (String, std::sync::mpsc::Receiver<String>) {
     use std::io::{Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap().to_string();

@@ -13,7 +13,7 @@ use crate::backend::RunEnvironment;
 /// Where the bucket is and how to sign for it, from `s3://BUCKET/PREFIX?endpoint=..&region=..`
 /// and the credentials the runner gives its children.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct S3Client {
+pub(crate) struct S3Client {
     /// `http(s)://host[:port]` of the store.
     endpoint: String,
     host: String,
@@ -29,7 +29,7 @@ pub struct S3Client {
 
 impl S3Client {
     /// `None` when `url` is not an `s3://` URL; `Err` when the credentials are missing.
-    pub fn from_url(url: &str, environment: &dyn RunEnvironment) -> Option<Result<Self, ObjectStoreError>> {
+    pub(crate) fn from_url(url: &str, environment: &dyn RunEnvironment) -> Option<Result<Self, ObjectStoreError>> {
         let rest = url.strip_prefix("s3://")?;
         let (location, query) = rest.split_once('?').unwrap_or((rest, ""));
         let (bucket, prefix) = location.split_once('/').unwrap_or((location, ""));

@@ -12,7 +12,7 @@ use crate::plan::Selection;
 
 /// Why each project is affected; `everything` when a file all of them read changed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AffectedProjects {
+pub(crate) struct AffectedProjects {
     /// Set when every project is affected: the shared file that changed, as printed.
     pub everything: Option<String>,
     /// Project path -> the first reason found.
@@ -20,7 +20,7 @@ pub struct AffectedProjects {
 }
 
 /// Resolves `selection`, narrowed by `--affected` when asked (printing what was compared and why).
-pub fn select_with_affected(
+pub(crate) fn select_with_affected(
     settings: &Settings,
     loaded: &LoadedProvider,
     selection: &Selection,
@@ -31,7 +31,7 @@ pub fn select_with_affected(
 
 /// The selection, and the part of it that is there for itself: what is left is there only as a
 /// dependent (`--with-dependents`, or downstream of what `--affected` found changed).
-pub fn select_with_seeds(
+pub(crate) fn select_with_seeds(
     settings: &Settings,
     loaded: &LoadedProvider,
     selection: &Selection,
@@ -106,7 +106,7 @@ fn shared_files(settings: &Settings, stack: Option<&str>) -> Vec<PathBuf> {
 }
 
 /// Pure but for `old_text` (a file's text at the base): what `changed` files affect.
-pub fn affected_by(
+pub(crate) fn affected_by(
     loaded: &LoadedProvider,
     shared: &[PathBuf],
     changed: &[PathBuf],

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 /// Everything changed between a base commit and the working tree (commits, staged, unstaged,
 /// untracked), as absolute paths.
 #[derive(Debug, Clone)]
-pub struct GitChanges {
+pub(crate) struct GitChanges {
     /// What was compared with, as printed: `origin/main (merge base 1a2b3c4d)`.
     pub described_base: String,
     /// The commit the working tree is compared with.
@@ -18,7 +18,7 @@ pub struct GitChanges {
 
 impl GitChanges {
     /// `since` empty: the merge base with the remote's default branch, else `HEAD~1`.
-    pub fn since(repository: &Path, since: &str) -> Result<Self> {
+    pub(crate) fn since(repository: &Path, since: &str) -> Result<Self> {
         let toplevel = git(repository, &["rev-parse", "--show-toplevel"]).map_err(|err| match err {
             GitError::Missing => missing_git(),
             GitError::Failed(_) => UserError::Usage(format!(
@@ -57,7 +57,7 @@ impl GitChanges {
     }
 
     /// A file's text at the base commit; `None` when it did not exist there.
-    pub fn text_at_base(&self, path: &Path) -> Option<String> {
+    pub(crate) fn text_at_base(&self, path: &Path) -> Option<String> {
         let relative = path.strip_prefix(&self.toplevel).ok()?;
         git(&self.toplevel, &["show", &format!("{}:{}", self.base, relative.display())]).ok()
     }

@@ -20,7 +20,7 @@ struct Finding {
 }
 
 /// `runner doctor --provider P`: programs, backend and passphrase, each with its fix.
-pub fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitStatus> {
+pub(crate) fn doctor(settings: &Settings, provider: &ProviderSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, provider)?;
     let file = EnvironmentFile::load(&settings.root.environment_file())?;
     let environment = ChildEnvironment::build(std::env::vars(), &file, &settings.root);

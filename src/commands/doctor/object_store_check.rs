@@ -22,7 +22,7 @@ fn azure_credentials(environment: &ChildEnvironment) -> String {
 }
 
 /// The findings for a backend URL; none for a URL that is no `azblob://` or `gs://` store.
-pub fn check_object_store_backend(url: &str, environment: &ChildEnvironment) -> Vec<BackendFinding> {
+pub(crate) fn check_object_store_backend(url: &str, environment: &ChildEnvironment) -> Vec<BackendFinding> {
     let (variables, container) = if url.starts_with("azblob://") {
         (azure_credentials(environment), "container")
     } else if url.starts_with("gs://") {

@@ -5,7 +5,7 @@ use crate::provider::Provider;
 use crate::pulumi::{ChildEnvironment, YamlProgram};
 
 /// One resource plugin a provider's programs need: installed, or how to install it.
-pub struct PluginFinding {
+pub(crate) struct PluginFinding {
     pub check: String,
     pub ok: bool,
     pub detail: String,
@@ -16,7 +16,7 @@ pub struct PluginFinding {
 /// each looked for in Pulumi's plugin folder (`PULUMI_HOME`, else `~/.pulumi`). Pulumi downloads
 /// a missing plugin on the first `up`; where releases cannot be reached (this machine, an
 /// air-gapped runner) that `up` fails on it instead, after the projects before it ran.
-pub fn plugin_findings(provider: &Provider, environment: &ChildEnvironment, root: &Path) -> Vec<PluginFinding> {
+pub(crate) fn plugin_findings(provider: &Provider, environment: &ChildEnvironment, root: &Path) -> Vec<PluginFinding> {
     let packages: BTreeSet<String> =
         provider.projects.iter().flat_map(|project| yaml_packages(&provider.dir_of(project))).collect();
     let Some(plugins) = plugin_folder(environment) else { return Vec::new() };

@@ -8,7 +8,7 @@ use crate::provider::Provider;
 /// `pulumi`, and the virtualenv their `Pulumi.yaml` names (`virtualenv: ../../venv`, which is
 /// `pulumi/python/venv` in a checkout).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PythonRuntimeFinding {
+pub(crate) struct PythonRuntimeFinding {
     pub check: String,
     pub ok: bool,
     pub detail: String,
@@ -20,7 +20,7 @@ const PYTHON_HOST_MODULE: &str = "github.com/pulumi/pulumi/sdk/python/cmd/pulumi
 
 /// Findings for the provider's Python projects; none when it has no Python project.
 /// `pulumi` is the `pulumi` found on PATH, `find` looks a program up on the children's PATH.
-pub fn python_runtime_findings(
+pub(crate) fn python_runtime_findings(
     provider: &Provider,
     root: &Path,
     pulumi: Option<&Path>,

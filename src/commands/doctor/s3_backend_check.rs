@@ -8,7 +8,7 @@ use crate::pulumi::ChildEnvironment;
 
 /// One line of `runner doctor` about an `s3://` backend.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BackendFinding {
+pub(crate) struct BackendFinding {
     pub check: &'static str,
     pub ok: bool,
     pub detail: String,
@@ -16,14 +16,14 @@ pub struct BackendFinding {
 
 /// The parts of an `s3://BUCKET?endpoint=...&region=...` URL the checks need.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct S3Url {
+pub(crate) struct S3Url {
     pub bucket: String,
     /// `host:port` to connect to.
     pub address: String,
 }
 
 impl S3Url {
-    pub fn parse(url: &str) -> Option<Self> {
+    pub(crate) fn parse(url: &str) -> Option<Self> {
         let rest = url.strip_prefix("s3://")?;
         let (bucket_path, query) = rest.split_once('?').unwrap_or((rest, ""));
         let bucket = bucket_path.split('/').next().unwrap_or_default().to_string();
@@ -52,7 +52,11 @@ impl S3Url {
 /// Reachable (a TCP connection opens), credentials (accepted by the store) and bucket (exists),
 /// each with its fix. The last two ask the store through `pulumi stack ls`, the way every run
 /// will reach it, so no S3 client of our own can disagree with Pulumi's.
-pub fn check_s3_backend(url: &str, environment: &ChildEnvironment, pulumi: Option<&Path>) -> Vec<BackendFinding> {
+pub(crate) fn check_s3_backend(
+    url: &str,
+    environment: &ChildEnvironment,
+    pulumi: Option<&Path>,
+) -> Vec<BackendFinding> {
     let Some(s3) = S3Url::parse(url) else {
         return vec![BackendFinding {
             check: "backend",

@@ -7,7 +7,7 @@ use crate::export::{CiOptions, CiPipeline, GitHubActionsWorkflow, GitLabCiPipeli
 
 /// `runner export github-actions|gitlab-ci`: the graph as a pipeline on stdout, in a file, or
 /// compared with the committed one (`--check`).
-pub fn export_ci(settings: &Settings, ci: &CiExportSettings) -> Result<ExitStatus> {
+pub(crate) fn export_ci(settings: &Settings, ci: &CiExportSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &ci.stack.provider)?;
     if let Some(file) = &ci.output {
         crate::commands::InputFiles::of(&settings.root, Some(&loaded.provider)).refuse_overwrite("-o", file)?;

@@ -13,7 +13,7 @@ use crate::export::{check_operator_rules, PkoExport, PkoExportOptions, StreamEnd
 use crate::pulumi::ChildEnvironment;
 
 /// `runner export pko` writes the graph as operator resources; `runner export check` checks a stream.
-pub fn export(settings: &Settings, export: &ExportSettings) -> Result<ExitStatus> {
+pub(crate) fn export(settings: &Settings, export: &ExportSettings) -> Result<ExitStatus> {
     match export {
         ExportSettings::Pko(pko) => export_pko(settings, pko),
         ExportSettings::Ci(ci) => super::ci::export_ci(settings, ci),

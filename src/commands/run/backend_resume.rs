@@ -64,7 +64,7 @@ fn when(time: Option<SystemTime>) -> String {
 
 /// Checks that nothing but `point`'s own runs changed any stack since they started; otherwise
 /// refuses, naming each change. Stacks whose history cannot be read are named in a warning.
-pub fn check_resume_point(
+pub(crate) fn check_resume_point(
     settings: &Settings,
     run: &RunSettings,
     loaded: &LoadedProvider,
@@ -121,7 +121,7 @@ fn runs_text(point: &ResumePoint) -> String {
 }
 
 /// The same operation, without `--resume`.
-pub fn plain_command(run: &RunSettings, loaded: &LoadedProvider) -> String {
+pub(crate) fn plain_command(run: &RunSettings, loaded: &LoadedProvider) -> String {
     format!("runner {} --provider {} --stack {}", run.operation, loaded.provider.name, run.stack.stack)
 }
 
@@ -129,7 +129,7 @@ pub fn plain_command(run: &RunSettings, loaded: &LoadedProvider) -> String {
 /// `operation` in the stack history did not succeed, or that have none. Refused when another
 /// operation changed a stack after the oldest of those latest entries: what is pending may rest
 /// on what it undid. `None` when the backend is this copy's own (nothing ran here).
-pub fn unfinished_in_backend(
+pub(crate) fn unfinished_in_backend(
     settings: &Settings,
     run: &RunSettings,
     loaded: &LoadedProvider,

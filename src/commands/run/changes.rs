@@ -14,7 +14,11 @@ use crate::report::{write_markdown_report, ChangeReport, RunSummary};
 
 /// Prints the changes after `preview` and `drift`, writes markdown reports, records drift.
 /// Returns the report when the run's changes matter to its exit code.
-pub fn report_changes(run: &RunSettings, summary: &RunSummary, store: &RunStore) -> Result<Option<ChangeReport>> {
+pub(crate) fn report_changes(
+    run: &RunSettings,
+    summary: &RunSummary,
+    store: &RunStore,
+) -> Result<Option<ChangeReport>> {
     let markdown: Vec<&Path> = run
         .reports
         .iter()
@@ -92,7 +96,7 @@ fn record_drift(report: &ChangeReport, summary: &RunSummary, store: &RunStore) {
 }
 
 /// Whether changes turn a successful run into exit code 3, saying why on stderr.
-pub fn changes_fail_the_run(run: &RunSettings, report: Option<&ChangeReport>) -> bool {
+pub(crate) fn changes_fail_the_run(run: &RunSettings, report: Option<&ChangeReport>) -> bool {
     let Some(report) = report else { return false };
     let changed: Vec<&str> = report.projects.iter().filter(|p| p.has_changes()).map(|p| p.project.as_str()).collect();
     if changed.is_empty() {
@@ -117,7 +121,7 @@ pub fn changes_fail_the_run(run: &RunSettings, report: Option<&ChangeReport>) ->
 
 /// A `drift` that found stacks destroyed or never deployed is no clean bill of health: it fails
 /// (a `not deployed` project fails the run, exit 1) and says which stacks hold nothing.
-pub fn say_stacks_holding_nothing(run: &RunSettings, summary: &RunSummary) {
+pub(crate) fn say_stacks_holding_nothing(run: &RunSettings, summary: &RunSummary) {
     if run.operation != Operation::Drift {
         return;
     }
@@ -138,7 +142,7 @@ pub fn say_stacks_holding_nothing(run: &RunSettings, summary: &RunSummary) {
 }
 
 /// After `up`: the outputs the provider marks worth showing (`show_outputs`), secrets masked.
-pub fn print_shown_outputs(reader: &OutputReader<'_>, summary: &RunSummary) {
+pub(crate) fn print_shown_outputs(reader: &OutputReader<'_>, summary: &RunSummary) {
     let projects: Vec<_> = summary
         .ordered()
         .into_iter()

@@ -11,7 +11,7 @@ const INFRA_TYPE: &str = "kubernetes:infra_type";
 
 /// What a run still has to write before it starts: every question answered, nothing written yet.
 #[derive(Debug, Default)]
-pub struct PendingConfiguration {
+pub(crate) struct PendingConfiguration {
     pub config_values: Vec<(String, String)>,
     pub secrets: Vec<(SecretStore, String, String)>,
     pub passphrase: Option<String>,
@@ -19,7 +19,7 @@ pub struct PendingConfiguration {
 
 /// Finds everything missing (configuration, secrets, passphrase). In a terminal it asks for each
 /// value; otherwise it fails with one error listing all of them and how to set each. Writes nothing.
-pub fn gather_configuration(context: &RunContext) -> Result<PendingConfiguration> {
+pub(crate) fn gather_configuration(context: &RunContext) -> Result<PendingConfiguration> {
     let RunContext { settings, run, loaded, check, environment, backend, selected } = *context;
     let prompter = run.interactive.then(|| TerminalPrompter::new(settings.style.color));
     let mut pending = PendingConfiguration::default();
@@ -144,7 +144,7 @@ fn config_key<'a>(loaded: &'a LoadedProvider, name: &str) -> &'a ConfigKey {
 }
 
 /// A command that works as printed: the runner injects the backend, passphrase and config file.
-pub fn config_set_command(provider: &str, stack: &str, key: &str, project: Option<&str>) -> String {
+pub(crate) fn config_set_command(provider: &str, stack: &str, key: &str, project: Option<&str>) -> String {
     let mut command = format!("runner config set --secret {key} --provider {provider} --stack {stack}");
     if let Some(project) = project {
         command.push_str(&format!(" --project {project}"));
@@ -183,7 +183,7 @@ fn refuse_shared_secret(
 
 /// What `runner validate` can tell without asking: a secret the run would have to keep in the
 /// shared stack file, on a backend where only one stack could decrypt it.
-pub fn check_shared_secrets(
+pub(crate) fn check_shared_secrets(
     settings: &Settings,
     loaded: &LoadedProvider,
     stack: &str,

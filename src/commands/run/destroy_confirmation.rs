@@ -10,7 +10,7 @@ use crate::text::counted;
 /// Before `destroy` in a terminal: the projects that will be destroyed, in order, then the stack
 /// name to type, as Pulumi and Terraform ask. Anything but the exact name is a no. Without a
 /// terminal `--yes` is required.
-pub fn confirm_destroy(
+pub(crate) fn confirm_destroy(
     settings: &Settings,
     run: &RunSettings,
     loaded: &LoadedProvider,

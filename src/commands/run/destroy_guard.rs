@@ -15,7 +15,7 @@ use crate::pulumi::{Backend, BackendStacks, ChildEnvironment};
 /// out and still holds resources strands that stack: nothing can delete its objects any more
 /// (MARA's classic failure). Refused, naming each; proven from the backend, and refused as well
 /// when the backend cannot say.
-pub fn refuse_stranding_destroy(
+pub(crate) fn refuse_stranding_destroy(
     run: &RunSettings,
     loaded: &LoadedProvider,
     selected: &BTreeSet<NodeIndex>,

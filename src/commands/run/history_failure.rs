@@ -3,7 +3,7 @@ use crate::exit_status::ExitStatus;
 /// A run whose record or logs could not be written never ends in success: each warning names
 /// what is missing and why, and exit code 1 says the record is incomplete even if every project
 /// succeeded.
-pub fn with_unwritten(status: ExitStatus, unwritten: &[String]) -> ExitStatus {
+pub(crate) fn with_unwritten(status: ExitStatus, unwritten: &[String]) -> ExitStatus {
     if unwritten.is_empty() {
         return status;
     }

@@ -28,7 +28,7 @@ struct KubeconfigInstallRecord {
 }
 
 /// What an `up` installed in kubeconfig files is kept; what a `destroy` destroyed is taken out.
-pub fn after_run(settings: &Settings, run: &RunSettings, loaded: &LoadedProvider, summary: &RunSummary) {
+pub(crate) fn after_run(settings: &Settings, run: &RunSettings, loaded: &LoadedProvider, summary: &RunSummary) {
     let (state_dir, stack) = (settings.root.state_dir(), &run.stack.stack);
     match run.operation {
         Operation::Up => remember(&state_dir, stack, &loaded.provider.name, &summary.kubeconfigs),
@@ -65,7 +65,7 @@ fn save(state_dir: &Path, stack: &str, record: &KubeconfigRecord) -> std::io::Re
 
 /// Keeps what this run's hooks (or `runner kubeconfig`) installed; a later install of the same
 /// project into the same file adds to what it installed before.
-pub fn remember(state_dir: &Path, stack: &str, provider: &str, installed: &[InstalledKubeconfig]) {
+pub(crate) fn remember(state_dir: &Path, stack: &str, provider: &str, installed: &[InstalledKubeconfig]) {
     if installed.is_empty() {
         return;
     }
@@ -104,7 +104,12 @@ pub fn remember(state_dir: &Path, stack: &str, provider: &str, installed: &[Inst
 /// recorded entries out of the file and says so, one line each. A project whose install was
 /// never recorded (an older runner) gets the `kubectl` command instead. The record stays: a
 /// second `destroy` finds nothing left to take out and says nothing.
-pub fn remove_destroyed(state_dir: &Path, stack: &str, provider: &Provider, summary: &RunSummary) -> Vec<String> {
+pub(crate) fn remove_destroyed(
+    state_dir: &Path,
+    stack: &str,
+    provider: &Provider,
+    summary: &RunSummary,
+) -> Vec<String> {
     let record = load(state_dir, stack);
     let mut lines = Vec::new();
     let destroyed = summary

@@ -13,7 +13,7 @@ use crate::pulumi::{
 /// (a killed runner's `pulumi`) are removed, one stderr line each, and returned for the run's
 /// record; any other holder stops the run here, named. Then a checkpoint a killed `pulumi` left
 /// unreadable (a torn attributes sidecar) is mended, said and recorded the same way.
-pub fn recover_pulumi_locks(
+pub(crate) fn recover_pulumi_locks(
     loaded: &LoadedProvider,
     stack: &str,
     environment: &ChildEnvironment,

@@ -8,7 +8,7 @@ use crate::report::{self, RunSummary};
 
 /// After an interrupted or failed run, a stack may still hold Pulumi's lock. On a file backend
 /// the lock files say so; elsewhere, name the command for every project that was stopped.
-pub fn report_stack_locks(loaded: &LoadedProvider, backend: &Backend, stack: &str, summary: &RunSummary) {
+pub(crate) fn report_stack_locks(loaded: &LoadedProvider, backend: &Backend, stack: &str, summary: &RunSummary) {
     for report in &summary.reports {
         if !matches!(report.result, ProjectResult::Cancelled | ProjectResult::Failed) || report.started.is_none() {
             continue;
@@ -33,7 +33,7 @@ pub fn report_stack_locks(loaded: &LoadedProvider, backend: &Backend, stack: &st
 /// Prints the failures and the table, writes the requested reports, and maps the run to its exit status.
 /// The table is data for stdout; on the terminal that already shows a line per project it would
 /// only repeat them, so `table_on_stdout` is false there.
-pub fn finish_run(run: &RunSettings, summary: &RunSummary, table_on_stdout: bool) -> Result<ExitStatus> {
+pub(crate) fn finish_run(run: &RunSettings, summary: &RunSummary, table_on_stdout: bool) -> Result<ExitStatus> {
     let cwd = std::env::current_dir().ok();
     // A terminal breaks a long message inside a word ("cert|ificate"): wrapped at spaces to its
     // width instead, continued two columns in; the log's own lines stay as Pulumi wrote them, and
@@ -78,7 +78,7 @@ pub fn finish_run(run: &RunSettings, summary: &RunSummary, table_on_stdout: bool
 
 /// The run's last lines; in a CI job (whose `.runner/` the next job will not have) they end with
 /// each failed project and Pulumi's error, and no `--resume`.
-pub fn print_footer(settings: &crate::cli::Settings, summary: &RunSummary, resume: &str) {
+pub(crate) fn print_footer(settings: &crate::cli::Settings, summary: &RunSummary, resume: &str) {
     let cwd = std::env::current_dir().ok();
     let footer = match settings.style.ci_job {
         true => report::ci_job_footer(summary, cwd.as_deref()),

@@ -6,7 +6,7 @@ use crate::preflight::{Preflight, PreflightInput};
 /// The preflight of a run, then the configuration it still needs. In a terminal the preflight
 /// must pass before any question is asked; without one, missing settings join the preflight's
 /// problems so one error lists everything.
-pub fn preflight_and_gather(context: &RunContext) -> Result<PendingConfiguration> {
+pub(crate) fn preflight_and_gather(context: &RunContext) -> Result<PendingConfiguration> {
     let RunContext { settings, run, loaded, environment, backend, selected, .. } = *context;
     let preflight = Preflight::run(&PreflightInput {
         root: &settings.root,
@@ -37,6 +37,6 @@ pub fn preflight_and_gather(context: &RunContext) -> Result<PendingConfiguration
     Err(UserError::PreflightFailed { problems })
 }
 
-pub fn missing_problem(setting: &MissingSetting) -> String {
+pub(crate) fn missing_problem(setting: &MissingSetting) -> String {
     format!("missing `{}`: {}", setting.key, setting.how_to_set)
 }

@@ -29,7 +29,7 @@ use crate::secrets::SecretMask;
 const EVENT_BUFFER: usize = 1024;
 
 /// `runner up|preview|refresh|destroy`: check everything, then run the plan and report.
-pub fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
+pub(crate) fn run(settings: &Settings, run: &RunSettings) -> Result<ExitStatus> {
     let loaded = LoadedProvider::load(settings, &run.stack.provider)?;
     let inputs = crate::commands::InputFiles::of(&settings.root, Some(&loaded.provider));
     for report in &run.reports {

@@ -8,7 +8,7 @@ use crate::pulumi::{Backend, ChildEnvironment};
 /// What every step of a run reads before the executor starts: the settings, the provider, the
 /// stack check, the environment and backend the children get, and the selected projects.
 #[derive(Clone, Copy)]
-pub struct RunContext<'a> {
+pub(crate) struct RunContext<'a> {
     pub settings: &'a Settings,
     pub run: &'a RunSettings,
     pub loaded: &'a LoadedProvider,

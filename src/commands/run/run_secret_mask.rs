@@ -10,7 +10,11 @@ use crate::secrets::{SecretMask, SecretRule};
 /// feed declared secrets (secret whatever their names), the passphrase, and the `secure:` values
 /// already stored in the stack files. Values typed at prompts and stack outputs are added as they
 /// become known.
-pub fn run_secret_mask(environment: &ChildEnvironment, provider: &Provider, passphrase: Option<&str>) -> SecretMask {
+pub(crate) fn run_secret_mask(
+    environment: &ChildEnvironment,
+    provider: &Provider,
+    passphrase: Option<&str>,
+) -> SecretMask {
     let mask = SecretMask::new(environment.secret_values(&secret_rule(provider)));
     let secret_variables = provider
         .config
@@ -30,13 +34,13 @@ pub fn run_secret_mask(environment: &ChildEnvironment, provider: &Provider, pass
 }
 
 /// The one rule of what is secret, as the provider file amends it.
-pub fn secret_rule(provider: &Provider) -> SecretRule {
+pub(crate) fn secret_rule(provider: &Provider) -> SecretRule {
     SecretRule::new(provider.plain_environment.iter().cloned())
 }
 
 /// The `secure:` values of the stack files a run reads, decrypted on a thread of their own while
 /// the preflight runs: a million PBKDF2 rounds should not wait in line.
-pub struct StoredConfigSecrets {
+pub(crate) struct StoredConfigSecrets {
     files: Vec<PathBuf>,
     decrypting: Option<JoinHandle<Vec<String>>>,
 }
@@ -44,7 +48,7 @@ pub struct StoredConfigSecrets {
 impl StoredConfigSecrets {
     /// Starts at once when the environment holds the passphrase; else `add_to` decrypts with
     /// the one typed at the prompt.
-    pub fn start(files: Vec<PathBuf>, environment: &ChildEnvironment) -> Self {
+    pub(crate) fn start(files: Vec<PathBuf>, environment: &ChildEnvironment) -> Self {
         let decrypting = environment_passphrase(environment).map(|passphrase| {
             let files = files.clone();
             std::thread::spawn(move || decrypt_all(&files, &passphrase))
@@ -53,7 +57,7 @@ impl StoredConfigSecrets {
     }
 
     /// A file that does not open (no passphrase, another one) is left to `pulumi`, which says why.
-    pub fn add_to(self, mask: &SecretMask, prompted: Option<&str>) {
+    pub(crate) fn add_to(self, mask: &SecretMask, prompted: Option<&str>) {
         let values = match (self.decrypting, prompted) {
             (_, Some(passphrase)) => decrypt_all(&self.files, passphrase),
             (Some(thread), None) => thread.join().unwrap_or_default(),

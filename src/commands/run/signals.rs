@@ -5,7 +5,7 @@ use crate::execute::{CancelLevel, Cancellation, EventSender, ExecutionEvent};
 /// The signals that stop a run: Ctrl-C (SIGINT), SIGTERM from a CI runner or `kill`, and SIGHUP
 /// when the terminal goes away (an SSH session drops, a window is closed). The first cancels
 /// gracefully, so pulumi stops cleanly and the run is recorded; the next one kills.
-pub struct RunSignals {
+pub(crate) struct RunSignals {
     interrupt: Signal,
     terminate: Signal,
     hangup: Signal,
@@ -13,7 +13,7 @@ pub struct RunSignals {
 
 impl RunSignals {
     /// Caught from here on; `None` when the runtime cannot install the handlers.
-    pub fn listen() -> Option<Self> {
+    pub(crate) fn listen() -> Option<Self> {
         Some(Self {
             interrupt: signal(SignalKind::interrupt()).ok()?,
             terminate: signal(SignalKind::terminate()).ok()?,
@@ -23,7 +23,7 @@ impl RunSignals {
 
     /// Turns each signal into the next cancellation level, telling the reporters first so the
     /// explanation precedes its effects.
-    pub async fn forward(mut self, cancellation: Cancellation, events: EventSender) {
+    pub(crate) async fn forward(mut self, cancellation: Cancellation, events: EventSender) {
         loop {
             tokio::select! {
                 _ = self.interrupt.recv() => {}

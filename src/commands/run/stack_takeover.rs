@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::history::{RunStore, StackLock};
 
 /// Takes the stack's lock, and settles what runners that died while holding it left behind.
-pub fn take_stack(
+pub(crate) fn take_stack(
     settings: &Settings,
     run: &RunSettings,
     loaded: &LoadedProvider,

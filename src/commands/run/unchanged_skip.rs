@@ -14,7 +14,7 @@ use crate::pulumi::PulumiManifest;
 
 /// The rule for this run: an `up`'s projects that are there only as dependents may be skipped,
 /// unless `--no-skip-unchanged` or their `always_run`.
-pub fn unchanged_rule(
+pub(crate) fn unchanged_rule(
     settings: &Settings,
     run: &RunSettings,
     loaded: &LoadedProvider,

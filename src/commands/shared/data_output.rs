@@ -5,7 +5,7 @@ use crate::error::{Result, UserError};
 /// Data for stdout (`export`, `outputs`, `show`): written whole and flushed, or an error, so a
 /// full disk behind `> file` is a failure and never a quietly cut file. A reader that closed the
 /// pipe (`| head`) wanted no more: that stays quiet, as with any Unix filter.
-pub fn write_data(bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_data(bytes: &[u8]) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match out.write_all(bytes).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),

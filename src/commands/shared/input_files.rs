@@ -7,7 +7,7 @@ use crate::provider::Provider;
 /// What the runner reads, which an output file (`--report`, `-o`) must never replace: the
 /// environment file, stack files, provider files, `Pulumi.yaml`s and everything inside the
 /// project folders. Checked before anything runs, so a typo never costs the user a file.
-pub struct InputFiles {
+pub(crate) struct InputFiles {
     /// Files, canonical where they exist.
     files: Vec<PathBuf>,
     /// Folders whose every file is an input.
@@ -15,7 +15,7 @@ pub struct InputFiles {
 }
 
 impl InputFiles {
-    pub fn of(root: &RepositoryRoot, provider: Option<&Provider>) -> Self {
+    pub(crate) fn of(root: &RepositoryRoot, provider: Option<&Provider>) -> Self {
         let mut files = vec![root.environment_file()];
         let mut folders = vec![root.providers_dir()];
         match provider {
@@ -32,7 +32,7 @@ impl InputFiles {
     }
 
     /// Refuses `path` (given with `flag`, relative to the current folder) when it is an input.
-    pub fn refuse_overwrite(&self, flag: &str, path: &Path) -> Result<()> {
+    pub(crate) fn refuse_overwrite(&self, flag: &str, path: &Path) -> Result<()> {
         let target = canonical(&std::env::current_dir().unwrap_or_default().join(path));
         let name = target.file_name().and_then(|name| name.to_str()).unwrap_or_default();
         let stack_file = name.starts_with("Pulumi.") && (name.ends_with(".yaml") || name.ends_with(".yml"));

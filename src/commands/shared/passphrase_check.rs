@@ -8,7 +8,7 @@ use crate::error::{Result, UserError};
 use crate::pulumi::ChildEnvironment;
 
 /// Where the passphrase of a run comes from, for the message that says it is wrong.
-pub fn passphrase_source(environment: &ChildEnvironment, prompted: bool) -> String {
+pub(crate) fn passphrase_source(environment: &ChildEnvironment, prompted: bool) -> String {
     if prompted {
         return "the passphrase typed".into();
     }
@@ -23,7 +23,7 @@ pub fn passphrase_source(environment: &ChildEnvironment, prompted: bool) -> Stri
 
 /// The run's passphrase: typed at a prompt, else `PULUMI_CONFIG_PASSPHRASE`, else the file
 /// `PULUMI_CONFIG_PASSPHRASE_FILE` names.
-pub fn run_passphrase(environment: &ChildEnvironment, prompted: Option<&str>) -> Option<String> {
+pub(crate) fn run_passphrase(environment: &ChildEnvironment, prompted: Option<&str>) -> Option<String> {
     if let Some(typed) = prompted {
         return Some(typed.to_string());
     }
@@ -37,7 +37,7 @@ pub fn run_passphrase(environment: &ChildEnvironment, prompted: Option<&str>) ->
 /// Whether `passphrase` opens the stack file's `encryptionsalt` (what every stack of the run was
 /// sealed with). A file with no salt yet, or none of Pulumi's passphrase form, is not refused:
 /// `pulumi` makes the salt with this passphrase.
-pub fn passphrase_opens(stack_file: &Path, passphrase: &str) -> bool {
+pub(crate) fn passphrase_opens(stack_file: &Path, passphrase: &str) -> bool {
     let Ok(text) = std::fs::read_to_string(stack_file) else { return true };
     let Ok(document) = serde_norway::from_str::<serde_norway::Value>(&text) else { return true };
     let Some(salt) = document.get("encryptionsalt").and_then(serde_norway::Value::as_str) else { return true };
@@ -45,7 +45,7 @@ pub fn passphrase_opens(stack_file: &Path, passphrase: &str) -> bool {
 }
 
 /// Stops with `WrongPassphrase` when the run's passphrase does not open the stack file.
-pub fn check_passphrase(
+pub(crate) fn check_passphrase(
     stack: &str,
     stack_file: &Path,
     environment: &ChildEnvironment,
@@ -64,7 +64,7 @@ pub fn check_passphrase(
 
 /// Asks until what is typed opens the stack file (three tries): a wrong passphrase is said at
 /// the prompt, not by the projects that fail with it. `up` and `outputs --show-secrets` ask.
-pub fn ask_passphrase(
+pub(crate) fn ask_passphrase(
     prompter: &crate::prompt::TerminalPrompter,
     stack: &str,
     stack_file: &std::path::Path,

@@ -9,7 +9,7 @@ use crate::plan::{ExecutionPlan, Operation};
 
 /// The plan `show` draws and a run follows: the graph's order, what the history expects each
 /// project to take (so the longest chain starts first), and the pools' limits.
-pub fn planned(
+pub(crate) fn planned(
     settings: &Settings,
     loaded: &LoadedProvider,
     operation: Operation,

@@ -5,7 +5,7 @@ use crate::pulumi::ChildEnvironment;
 
 /// The `pulumi` a run uses: the first on the run's PATH. When there is none, the hint points at
 /// a copy `scripts/install-pulumi.sh` already built, rather than asking for a new build.
-pub fn find_pulumi(environment: &ChildEnvironment) -> Result<PathBuf> {
+pub(crate) fn find_pulumi(environment: &ChildEnvironment) -> Result<PathBuf> {
     let path = environment.get("PATH").map(str::to_string).unwrap_or_default();
     let cwd = std::env::current_dir().unwrap_or_default();
     which::which_in("pulumi", Some(path), cwd)
@@ -13,7 +13,7 @@ pub fn find_pulumi(environment: &ChildEnvironment) -> Result<PathBuf> {
 }
 
 /// How to get a `pulumi` onto the run's PATH: the cached build when there is one.
-pub fn pulumi_missing_hint(environment: &ChildEnvironment) -> String {
+pub(crate) fn pulumi_missing_hint(environment: &ChildEnvironment) -> String {
     missing_pulumi_hint(cached_builds(&|name| environment.get(name).map(str::to_string)))
 }
 

@@ -9,7 +9,7 @@ use crate::pulumi::PulumiManifest;
 /// the root. A project whose `Pulumi.yaml` names another folder with `config:` or `stackConfigDir`
 /// would read a second file for the same stack, which prompts, hints and `validate` never see:
 /// that is refused, naming both folders.
-pub fn shared_stack_file(root: &RepositoryRoot, provider: &Provider, stack: &str) -> Result<PathBuf> {
+pub(crate) fn shared_stack_file(root: &RepositoryRoot, provider: &Provider, stack: &str) -> Result<PathBuf> {
     let runner_dir = normalize_path(&root.config_dir());
     for project in &provider.projects {
         let dir = provider.dir_of(project);

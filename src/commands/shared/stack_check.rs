@@ -5,7 +5,7 @@ use crate::provider::Provider;
 
 /// The stack configuration checked against the provider: what is wrong, missing, or filled by defaults.
 #[derive(Debug, Clone)]
-pub struct StackCheck {
+pub(crate) struct StackCheck {
     pub config: StackConfig,
     pub warnings: Vec<StackConfigWarning>,
     /// Required keys absent from the file that have a value from `default_env` or `default`.
@@ -20,7 +20,7 @@ pub struct StackCheck {
 }
 
 impl StackCheck {
-    pub fn run(settings: &Settings, stack: &StackSettings, provider: &Provider) -> Result<Self> {
+    pub(crate) fn run(settings: &Settings, stack: &StackSettings, provider: &Provider) -> Result<Self> {
         let path = crate::commands::shared_stack_file(&settings.root, provider, &stack.stack)?;
         let config = StackConfig::load(&path)?;
         if let (Some(expected), Some(found)) = (&provider.infra_type, config.get_string("kubernetes:infra_type")) {

@@ -15,14 +15,14 @@ const AT_ONCE: usize = 4;
 
 /// One project's outputs, or why they could not be read.
 #[derive(Debug)]
-pub struct ProjectOutputs {
+pub(crate) struct ProjectOutputs {
     pub project: String,
     pub outputs: Result<serde_json::Map<String, serde_json::Value>, ProjectCliError>,
     /// False when the stack does not exist yet: no outputs, and no error either.
     pub deployed: bool,
 }
 
-pub struct OutputReader<'a> {
+pub(crate) struct OutputReader<'a> {
     pub pulumi: &'a Path,
     pub provider: &'a Provider,
     pub stack: &'a str,
@@ -36,7 +36,7 @@ pub struct OutputReader<'a> {
 
 impl OutputReader<'_> {
     /// In the order given; each project's errors stay with it.
-    pub fn read_all(&self, projects: &[&Project]) -> Vec<ProjectOutputs> {
+    pub(crate) fn read_all(&self, projects: &[&Project]) -> Vec<ProjectOutputs> {
         let stacks = BackendStacks::new(
             self.provider.clone(),
             self.stack.to_string(),
@@ -156,7 +156,7 @@ fn mask_value(value: serde_json::Value, mask: &SecretMask) -> serde_json::Value 
 /// A value as a person reads it: strings bare, everything else as compact JSON. Control
 /// characters are escaped (`\n`, `\u{1b}`): an output is data, it may not move the cursor, colour
 /// the terminal or break the one row each value has.
-pub fn display_value(value: &serde_json::Value) -> String {
+pub(crate) fn display_value(value: &serde_json::Value) -> String {
     match value {
         serde_json::Value::String(text) => {
             text.chars().map(|c| if c.is_control() { c.escape_debug().to_string() } else { c.to_string() }).collect()
