@@ -15,6 +15,7 @@ pub(crate) mod export;
 pub mod graph;
 pub(crate) mod history;
 pub(crate) mod hooks;
+pub(crate) mod http;
 pub(crate) mod plan;
 pub(crate) mod preflight;
 pub(crate) mod prompt;

@@ -1,7 +1,6 @@
 mod command_hook;
 mod gate_attempt_error;
 mod hook_temp_dir;
-mod http_client_builder;
 mod kubeconfig_care;
 mod kubeconfig_entries;
 mod kubeconfig_file;
@@ -12,7 +11,6 @@ mod readiness_check;
 pub(crate) use command_hook::{CommandHook, CommandHookError};
 pub(crate) use gate_attempt_error::GateAttemptError;
 pub(crate) use hook_temp_dir::HookTempDir;
-pub(crate) use http_client_builder::http_client_builder;
 pub(crate) use kubeconfig_care::{
     back_up_once, kubeconfig_notes, refuse_lossy_rewrite, review_kubeconfig, KubeconfigInstall,
 };

@@ -146,7 +146,7 @@ async fn http_get(url: &str, expect_body: Option<&str>, ca_file: Option<&Path>) 
 /// the gate's `ca_file`: read at each attempt, since an earlier project may be what writes it.
 async fn http_client(ca_file: Option<&Path>) -> Result<reqwest::Client, GateAttemptError> {
     let mut builder =
-        super::http_client_builder().user_agent("runner").redirect(reqwest::redirect::Policy::none()).no_proxy();
+        crate::http::http_client_builder().user_agent("runner").redirect(reqwest::redirect::Policy::none()).no_proxy();
     if let Some(path) = ca_file {
         let pem = tokio::fs::read(path)
             .await

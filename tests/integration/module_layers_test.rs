@@ -11,6 +11,7 @@ const LAYERS: &[&str] = &[
     "exit_status",
     "error",
     "cancel",
+    "http",
     "config",
     "provider",
     "graph",

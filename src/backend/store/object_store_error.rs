@@ -23,8 +23,9 @@ pub(crate) enum ObjectStoreError {
     /// key); `credentials` names them and where they came from, `hint` how to get new ones.
     #[error("{credentials} got no token: {refusal}; {hint}")]
     CredentialsRefused { credentials: String, refusal: Box<ObjectStoreError>, hint: &'static str },
-    #[error("cannot start the async runtime: {0}")]
-    Runtime(#[source] std::io::Error),
+    /// No request could be made at all: the process's HTTP runtime or client did not start.
+    #[error("{0}")]
+    Client(#[source] crate::http::SharedClientError),
 }
 
 impl ObjectStoreError {

@@ -24,13 +24,10 @@ pub(crate) fn send_request(
     body: Vec<u8>,
 ) -> Result<ObjectStoreResponse, ObjectStoreError> {
     let shown = shown_url(url);
-    let runtime =
-        tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ObjectStoreError::Runtime)?;
     let failed =
         |source: reqwest::Error| ObjectStoreError::Request { url: shown.clone(), source: source.without_url() };
-    runtime.block_on(async {
-        let client = crate::hooks::http_client_builder().timeout(REQUEST_TIMEOUT).build().map_err(failed)?;
-        let mut request = client.request(method, url);
+    crate::http::block_on_shared(|client| async move {
+        let mut request = client.request(method, url).timeout(REQUEST_TIMEOUT);
         for (name, value) in headers {
             request = request.header(name.as_str(), value.as_str());
         }
@@ -42,6 +39,7 @@ pub(crate) fn send_request(
         let body = response.bytes().await.map_err(failed)?;
         Ok(ObjectStoreResponse { status, body: body.to_vec() })
     })
+    .map_err(ObjectStoreError::Client)?
 }
 
 impl ObjectStoreResponse {

@@ -85,7 +85,7 @@ pub(crate) fn check_object_store_backend(url: &str, environment: &ChildEnvironme
         | ObjectStoreError::Status { .. } => {
             ("backend credentials", format!("cannot list the backend's locks: {said}"))
         }
-        ObjectStoreError::Runtime(_) => ("backend reachable", format!("cannot list the backend's locks: {said}")),
+        ObjectStoreError::Client(_) => ("backend reachable", format!("cannot list the backend's locks: {said}")),
     };
     vec![BackendFinding { check, ok: false, detail }]
 }
