@@ -80,7 +80,10 @@ impl<C: ProjectCli> ProjectJob for ProjectLifecycle<C> {
         let lifecycle = self.clone();
         Box::pin(async move {
             let operation = lifecycle.context.operation;
+            let context = Arc::clone(&lifecycle.context);
             let mut report = lifecycle.run_project(node, operation, events, cancellation.clone()).await;
+            let hints = &context.graph.project(node).failure_hints;
+            report.failure = report.failure.map(|failure| failure.with_hint_from(hints));
             // A step that fails after the runner asked everything to stop failed because of the stop.
             if report.result == ProjectResult::Failed && cancellation.level() >= CancelLevel::Graceful {
                 report.result = ProjectResult::Cancelled;

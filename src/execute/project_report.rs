@@ -72,6 +72,20 @@ pub(crate) struct FailureDetail {
     pub diagnostics: Vec<String>,
     pub log_tail: Vec<String>,
     pub log_path: Option<PathBuf>,
+    /// The provider's advice for this failure (`failure_hints`), when its text matched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+impl FailureDetail {
+    /// Attaches the first of `hints` whose text is in this failure.
+    pub(crate) fn with_hint_from(mut self, hints: &[crate::provider::FailureHint]) -> Self {
+        let mut texts: Vec<&str> = vec![self.summary.as_str()];
+        texts.extend(self.diagnostics.iter().map(String::as_str));
+        texts.extend(self.log_tail.iter().map(String::as_str));
+        self.hint = crate::provider::FailureHint::first_matching(hints, &texts).map(str::to_string);
+        self
+    }
 }
 
 /// The outcome of one project in one run.

@@ -42,6 +42,7 @@ pub(crate) fn test_provider(projects: &[(&str, Phase, &[&str])]) -> Provider {
                 needs_cluster: *phase == Phase::Kubernetes,
                 pool: None,
                 show_outputs: Vec::new(),
+                failure_hints: Vec::new(),
                 origin: Location::line("providers/test.toml", i + 1),
                 dependency_origins: Vec::new(),
             })

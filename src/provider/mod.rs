@@ -21,7 +21,7 @@ pub use hook_spec::HookSpec;
 pub use kubernetes_object::{KubernetesKind, KubernetesObject};
 pub use name_suggestion::nearest_name;
 pub use phase::Phase;
-pub use project::{Prerequisite, Project, SecretSpec};
+pub use project::{FailureHint, Prerequisite, Project, SecretSpec};
 pub use project_path::ProjectPath;
 pub use provider_definition::Provider;
 pub use readiness_gate::{GateCheck, ReadinessGate};

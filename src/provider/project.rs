@@ -59,12 +59,33 @@ pub struct Project {
     pub pool: Option<String>,
     /// Stack outputs worth showing at the end of a terminal `up` (the application's URL).
     pub show_outputs: Vec<String>,
+    /// Advice for failures the provider's author knows: the first whose `contains` is in the
+    /// failure's text is shown with it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failure_hints: Vec<FailureHint>,
     /// Where the project is declared, for error messages.
     #[serde(skip)]
     pub origin: Location,
     /// Where each `depends_on` entry is written, parallel to `depends_on`.
     #[serde(skip)]
     pub dependency_origins: Vec<Location>,
+}
+
+/// A known failure of a project and what to do about it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FailureHint {
+    pub contains: String,
+    pub hint: String,
+}
+
+impl FailureHint {
+    /// The first hint whose text is in `failure` (its summary, diagnostics or output).
+    pub fn first_matching<'a>(hints: &'a [FailureHint], failure: &[&str]) -> Option<&'a str> {
+        hints
+            .iter()
+            .find(|hint| failure.iter().any(|text| text.contains(hint.contains.as_str())))
+            .map(|hint| hint.hint.as_str())
+    }
 }
 
 impl Project {

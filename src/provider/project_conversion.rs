@@ -5,8 +5,8 @@ use toml::Spanned;
 
 use super::provider_file::{GateFile, HookFile, PrerequisiteFile, ProjectFile, RetryFile};
 use super::{
-    GateCheck, HookSpec, KubernetesKind, KubernetesObject, Phase, Prerequisite, Project, ProjectPath, ReadinessGate,
-    RetryPatterns, RetryPolicy, SecretSpec,
+    FailureHint, GateCheck, HookSpec, KubernetesKind, KubernetesObject, Phase, Prerequisite, Project, ProjectPath,
+    ReadinessGate, RetryPatterns, RetryPolicy, SecretSpec,
 };
 use crate::config::RepositoryRoot;
 use crate::error::{Location, Result, UserError};
@@ -72,11 +72,26 @@ impl ProjectConversion<'_> {
                 });
             }
         }
+        let mut failure_hints = Vec::new();
+        for hint in raw.failure_hints {
+            for (key, value) in [("contains", &hint.contains), ("hint", &hint.hint)] {
+                if value.get_ref().trim().is_empty() {
+                    return Err(self.invalid(
+                        value.span().start,
+                        format!(
+                            "`failure_hints` of `{path}`: `{key}` is empty; a hint needs both `contains` and `hint`"
+                        ),
+                    ));
+                }
+            }
+            failure_hints.push(FailureHint { contains: hint.contains.into_inner(), hint: hint.hint.into_inner() });
+        }
         let project = Project {
             provides_cluster: raw.provides_cluster,
             needs_cluster: raw.needs_cluster.unwrap_or(raw.phase == Phase::Kubernetes),
             pool: raw.pool,
             show_outputs: raw.show_outputs,
+            failure_hints,
             dir: raw.dir.map(|dir| ProjectPath::new(dir.get_ref()).to_string()),
             only_as_prerequisite: raw.only_as_prerequisite,
             retry,

@@ -84,6 +84,16 @@ pub(super) struct ProjectFile {
     pub pool: Option<String>,
     #[serde(default)]
     pub show_outputs: Vec<String>,
+    #[serde(default)]
+    pub failure_hints: Vec<FailureHintFile>,
+}
+
+/// `{ contains = "...", hint = "..." }`: advice shown with a failure whose text holds `contains`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FailureHintFile {
+    pub contains: Spanned<String>,
+    pub hint: Spanned<String>,
 }
 
 #[derive(Debug, Deserialize)]

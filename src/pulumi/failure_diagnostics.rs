@@ -36,7 +36,7 @@ pub(super) fn failure_diagnostics(operation: Operation, outcome: &ProcessOutcome
         (exit @ ExitState::Signaled(_), None) => format!("`pulumi {command}` was stopped by {}", exit.describe()),
         (exit, None) => format!("`pulumi {command}` ended with {}", exit.describe()),
     };
-    FailureDetail { summary, diagnostics, log_tail: outcome.output_tail.clone(), log_path: None }
+    FailureDetail { summary, diagnostics, log_tail: outcome.output_tail.clone(), log_path: None, hint: None }
 }
 
 /// [`failure_diagnostics`] with the project's log file named, as reports show it.

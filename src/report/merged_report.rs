@@ -79,6 +79,9 @@ pub(crate) struct MergedFailure {
     pub summary: String,
     #[serde(default)]
     pub diagnostics: Vec<String>,
+    /// The provider's advice for this failure, when it had some.
+    #[serde(default)]
+    pub hint: Option<String>,
 }
 
 /// Why reports could not be merged; the parser's or writer's error kept as `source()`.
@@ -224,7 +227,11 @@ impl MergedReport {
             let failure = project.failure.clone().unwrap_or(MergedFailure {
                 summary: project.reason.clone().unwrap_or_else(|| "no error recorded".into()),
                 diagnostics: Vec::new(),
+                hint: None,
             });
+            if let Some(hint) = &failure.hint {
+                let _ = writeln!(text, "Hint: {hint}\n");
+            }
             text.push_str("```\n");
             let body = if failure.diagnostics.is_empty() { vec![failure.summary] } else { failure.diagnostics };
             for line in body {
@@ -298,7 +305,8 @@ mod tests {
         {"project":"infrastructure/network","result":"succeeded","started":10.0,"duration":2.5}]}"#;
     const CLUSTER: &str = r#"{"provider":"local","stack":"dev","operation":"up","projects":[
         {"project":"infrastructure/cluster","result":"failed","started":13.0,"duration":1.0,
-         "failure":{"summary":"error: boom","diagnostics":["error: boom | twice"]}}]}"#;
+         "failure":{"summary":"error: boom","diagnostics":["error: boom | twice"],
+                    "hint":"start the local control plane: `bash scripts/local-cluster.sh start`"}}]}"#;
 
     fn merged() -> MergedReport {
         let mut merged = MergedReport::default();

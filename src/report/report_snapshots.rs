@@ -109,6 +109,7 @@ fn failure_events() -> Vec<ExecutionEvent> {
         log_path: Some(PathBuf::from(
             "/home/someone/mara/.runner/logs/20260101T000000Z-4242/infrastructure__vpc.log",
         )),
+        hint: Some("the account's VPC quota is used up: delete an unused VPC or ask AWS for more".into()),
     });
     let registry = ran("infrastructure/registry", ProjectResult::Succeeded, 15, 3_500);
     let cluster = ProjectReport::not_run(
@@ -135,6 +136,7 @@ fn cancel_events() -> Vec<ExecutionEvent> {
         diagnostics: Vec::new(),
         log_tail: vec!["^C received; cancelling the current operation".into()],
         log_path: None,
+        hint: None,
     });
     let cluster = ProjectReport::not_run(
         path("infrastructure/cluster"),

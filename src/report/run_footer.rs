@@ -42,6 +42,9 @@ fn footer(summary: &RunSummary, resume_command: &str, cwd: Option<&Path>, ci_job
         for report in summary.ordered() {
             if let (ProjectResult::Failed, Some(failure)) = (report.result, &report.failure) {
                 let _ = writeln!(out, "error: `{}` failed: {}", report.project, failure.summary);
+                if let Some(hint) = &failure.hint {
+                    let _ = writeln!(out, "  hint: {hint}");
+                }
             }
         }
         let _ = writeln!(out, "next: fix the cause, then re-run this job");

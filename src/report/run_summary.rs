@@ -126,6 +126,9 @@ impl RunSummary {
                 continue;
             }
             let _ = writeln!(out, "error: `{}` failed: {}", report.project, failure.summary);
+            if let Some(hint) = &failure.hint {
+                let _ = writeln!(out, "  hint: {hint}");
+            }
             for diagnostic in failure.diagnostics.iter().skip(1) {
                 for line in diagnostic.lines() {
                     let _ = writeln!(out, "  {line}");

@@ -137,3 +137,15 @@ fn a_kubernetes_gate_is_shown_with_its_object() {
     text.expect_code(0);
     assert!(text.stdout().contains("kubernetes service cert-manager/webhook in context kind-dev"), "{}", text.stdout());
 }
+
+#[test]
+fn a_failure_hint_needs_its_text_and_its_advice() {
+    expect_error_at!(
+        "failure_hint_empty",
+        "failure_hints = [\n  { contains = \"refused\", hint = \"start it\" },\n  { contains = \"\", hint = \"anything\" },\n]\n"
+    );
+    expect_error_at!(
+        "failure_hint_unknown_key",
+        "failure_hints = [\n  { contains = \"refused\", advice = \"start it\" },\n]\n"
+    );
+}

@@ -304,3 +304,53 @@ fn ext_the_local_cluster_starts_twice_and_again_after_its_processes_were_killed(
     assert!(deleted.status.success());
     assert!(!state.exists(), "delete removes the state folder");
 }
+
+/// The two ways a newcomer meets the `local` provider without its control plane, each answered
+/// by the provider's `failure_hints` under Pulumi's own error: never started in this checkout
+/// (the cluster project cannot read its state), and stopped after a deploy (a reboot: the
+/// kubernetes projects' API server refuses connections).
+#[test]
+fn ext_local_without_its_running_control_plane_says_how_to_start_it() {
+    let workspace = shipped_local();
+    let never_started = workspace.run(&[
+        "up",
+        "--provider",
+        "local",
+        "--stack",
+        "dev",
+        "--non-interactive",
+        "--only",
+        "infrastructure/cluster",
+    ]);
+    never_started.expect_code(1);
+    let said = never_started.stderr();
+    assert!(said.contains("local-cluster/server: no such file or directory"), "{said}");
+    assert!(
+        said.contains("  hint: the local control plane has no state in this checkout: start it with `bash scripts/local-cluster.sh start`"),
+        "{said}"
+    );
+
+    let cluster = LocalCluster::start(&workspace);
+    workspace.run(&["up", "--provider", "local", "--stack", "dev", "--non-interactive"]).expect_code(0);
+    let stopped = cluster.script("stop").output().unwrap();
+    assert!(stopped.status.success(), "{}", String::from_utf8_lossy(&stopped.stderr));
+    let after_a_reboot = workspace.run(&[
+        "up",
+        "--provider",
+        "local",
+        "--stack",
+        "dev",
+        "--non-interactive",
+        "--only",
+        "kubernetes/certmgr",
+    ]);
+    after_a_reboot.expect_code(1);
+    let said = after_a_reboot.stderr();
+    assert!(said.contains("connection refused"), "{said}");
+    assert!(
+        said.contains(
+            "  hint: the local control plane is not running: `bash scripts/local-cluster.sh status`, then `start`"
+        ),
+        "{said}"
+    );
+}

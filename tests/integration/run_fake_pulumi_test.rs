@@ -313,3 +313,39 @@ fn a_second_ctrl_c_kills_and_names_the_stacks_left_locked() {
         "only stacks left locked are named: {stderr}"
     );
 }
+
+/// A provider's `failure_hints`: the first whose text is in a failure is shown under its error
+/// line (terminal, CI footer) and kept in the JSON report; a failure it does not match gets none.
+#[test]
+fn a_failure_the_provider_knows_is_shown_with_its_hint() {
+    let workspace = workspace(
+        r#"{"projects": {"a": {"fail": "dial tcp 127.0.0.1:6443: connect: connection refused"}, "c": {"fail": "boom"}}}"#,
+    );
+    let hints = "failure_hints = [{ contains = \"no such host\", hint = \"check the DNS\" }, \
+                 { contains = \"connection refused\", hint = \"start the cluster: `make cluster`\" }]";
+    let provider = BRANCHES
+        .replace(
+            "path = \"a\"\nphase = \"infrastructure\"",
+            &format!("path = \"a\"\nphase = \"infrastructure\"\n{hints}"),
+        )
+        .replace(
+            "path = \"c\"\nphase = \"infrastructure\"",
+            &format!("path = \"c\"\nphase = \"infrastructure\"\n{hints}"),
+        );
+    workspace.provider("demo", &provider);
+    let output = workspace.run(&["up", "--provider", "demo", "--stack", "dev", "--report", "json=report.json"]);
+    output.expect_code(1);
+    let stderr = output.stderr();
+    let a = stderr.find("error: `a` failed").expect("a's error");
+    assert!(
+        stderr[a..].lines().nth(1).is_some_and(|line| line == "  hint: start the cluster: `make cluster`"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("hint:").count(), 1, "only a's failure matches:\n{stderr}");
+    let report = report(&workspace, "report.json");
+    let failure_of = |project: &str| {
+        report["projects"].as_array().unwrap().iter().find(|p| p["project"] == project).unwrap()["failure"].clone()
+    };
+    assert_eq!(failure_of("a")["hint"], "start the cluster: `make cluster`");
+    assert!(failure_of("c").get("hint").is_none(), "{}", failure_of("c"));
+}
