@@ -4,20 +4,7 @@ use indicatif::InMemoryTerm;
 
 use super::*;
 use crate::execute::ProjectReport;
-
-fn info(projects: &[&str]) -> RunInfo {
-    RunInfo {
-        run_id: "r".into(),
-        provider: "local".into(),
-        stack: "dev".into(),
-        operation: Operation::Up,
-        projects: projects.iter().map(|p| ProjectPath::new(p)).collect(),
-        parallelism: 4,
-        log_dir: "logs".into(),
-        started: SystemTime::now(),
-        recovered_locks: Vec::new(),
-    }
-}
+use crate::report::wording_tests::info;
 
 fn finished(project: &str) -> ExecutionEvent {
     let mut report = ProjectReport::not_run(ProjectPath::new(project), ProjectResult::Succeeded, String::new());

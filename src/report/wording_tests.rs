@@ -9,7 +9,8 @@ use crate::execute::{ExecutionEvent, RunInfo};
 use crate::plan::Operation;
 use crate::provider::ProjectPath;
 
-fn info(projects: &[&str]) -> RunInfo {
+/// A run of `projects` on `local`/`dev`, for the reporters' tests.
+pub(super) fn info(projects: &[&str]) -> RunInfo {
     RunInfo {
         run_id: "r".into(),
         provider: "local".into(),

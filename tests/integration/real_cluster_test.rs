@@ -305,6 +305,8 @@ fn ext_the_local_cluster_starts_twice_and_again_after_its_processes_were_killed(
     assert!(!state.exists(), "delete removes the state folder");
 }
 
+const UP: [&str; 6] = ["up", "--provider", "local", "--stack", "dev", "--non-interactive"];
+
 /// The two ways a newcomer meets the `local` provider without its control plane, each answered
 /// by the provider's `failure_hints` under Pulumi's own error: never started in this checkout
 /// (the cluster project cannot read its state), and stopped after a deploy (a reboot: the
@@ -312,16 +314,8 @@ fn ext_the_local_cluster_starts_twice_and_again_after_its_processes_were_killed(
 #[test]
 fn ext_local_without_its_running_control_plane_says_how_to_start_it() {
     let workspace = shipped_local();
-    let never_started = workspace.run(&[
-        "up",
-        "--provider",
-        "local",
-        "--stack",
-        "dev",
-        "--non-interactive",
-        "--only",
-        "infrastructure/cluster",
-    ]);
+    let up = |only: &[&str]| workspace.run(&[&UP[..], only].concat());
+    let never_started = up(&["--only", "infrastructure/cluster"]);
     never_started.expect_code(1);
     let said = never_started.stderr();
     assert!(said.contains("local-cluster/server: no such file or directory"), "{said}");
@@ -331,19 +325,10 @@ fn ext_local_without_its_running_control_plane_says_how_to_start_it() {
     );
 
     let cluster = LocalCluster::start(&workspace);
-    workspace.run(&["up", "--provider", "local", "--stack", "dev", "--non-interactive"]).expect_code(0);
+    up(&[]).expect_code(0);
     let stopped = cluster.script("stop").output().unwrap();
     assert!(stopped.status.success(), "{}", String::from_utf8_lossy(&stopped.stderr));
-    let after_a_reboot = workspace.run(&[
-        "up",
-        "--provider",
-        "local",
-        "--stack",
-        "dev",
-        "--non-interactive",
-        "--only",
-        "kubernetes/certmgr",
-    ]);
+    let after_a_reboot = up(&["--only", "kubernetes/certmgr"]);
     after_a_reboot.expect_code(1);
     let said = after_a_reboot.stderr();
     assert!(said.contains("connection refused"), "{said}");
