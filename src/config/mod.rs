@@ -7,6 +7,7 @@ mod stack_config_edit;
 mod stack_config_edit_tests;
 mod stack_config_writer;
 mod text_file;
+mod yaml_positions;
 
 pub use environment_file::{EnvironmentEntry, EnvironmentFile};
 pub use line_index::{LineIndex, TextPosition};

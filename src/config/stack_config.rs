@@ -2,6 +2,7 @@ use std::path::{Path, PathBuf};
 
 use serde_norway::{Mapping, Value};
 
+use super::yaml_positions::YamlPositions;
 use crate::error::{Location, Result, UserError};
 
 /// `config/pulumi/Pulumi.<stack>.yaml`, shared by every project of the stack, as in MARA.
@@ -13,6 +14,7 @@ pub struct StackConfig {
     exists: bool,
     text: String,
     config: Mapping,
+    positions: YamlPositions,
 }
 
 /// A value that YAML read differently from what the user probably meant.
@@ -44,14 +46,19 @@ impl StackConfig {
                 ),
             ));
         }
+        let positions = YamlPositions::read(&text);
         let document: Value = if text.trim().is_empty() {
             Value::Null
         } else {
             serde_norway::from_str(&text).map_err(|err| {
                 let message = strip_location(&err.to_string());
                 let line = match err.location() {
-                    Some(location) => duplicate_key_line(&text, &message).or(Some(location.line())),
-                    None if message.contains("more than one document") => second_document_line(&text),
+                    // serde_norway places a repeated key at its mapping's start; the parser knows
+                    // where it is written the second time.
+                    Some(location) => {
+                        duplicate_key(&message).and_then(|key| positions.duplicate_of(key)).or(Some(location.line()))
+                    }
+                    None if message.contains("more than one document") => positions.second_document(),
                     None => None,
                 };
                 invalid(line, format!("not valid YAML: {message}"))
@@ -63,7 +70,7 @@ impl StackConfig {
                 None | Some(Value::Null) => Mapping::new(),
                 Some(Value::Mapping(config)) => config,
                 Some(_) => {
-                    let line = line_of(&text, "config");
+                    let line = positions.top_key("config");
                     return Err(invalid(line, "`config` must be a mapping of `namespace:key: value`".into()));
                 }
             },
@@ -73,11 +80,16 @@ impl StackConfig {
             if !key.is_string() {
                 let shown = serde_norway::to_string(key).unwrap_or_default();
                 let shown = shown.trim();
-                let line = line_of(&text, shown).or_else(|| line_of(&text, "config"));
+                let line = match key {
+                    // A number or a boolean is a scalar as written: `42`, `true`.
+                    Value::Number(_) | Value::Bool(_) | Value::Null => positions.config_key(shown),
+                    _ => positions.first_composite_config_key(),
+                }
+                .or_else(|| positions.top_key("config"));
                 return Err(invalid(line, format!("configuration key `{shown}` must be a string")));
             }
         }
-        Ok(Self { path: path.to_path_buf(), exists: true, text, config })
+        Ok(Self { path: path.to_path_buf(), exists: true, text, config, positions })
     }
 
     pub fn path(&self) -> &Path {
@@ -122,14 +134,14 @@ impl StackConfig {
     }
 
     pub fn location_of(&self, key: &str) -> Location {
-        Location { path: self.path.clone(), line: line_of(&self.text, key) }
+        Location { path: self.path.clone(), line: self.positions.config_key(key) }
     }
 
     /// Version-like values YAML turned into floats: `1.20` becomes `1.2`, and Pulumi then passes `1.2`.
     pub fn float_warnings(&self) -> Vec<StackConfigWarning> {
         let mut warnings = Vec::new();
-        for (index, line) in self.text.lines().enumerate() {
-            let Some((key, value)) = scalar_line(line) else { continue };
+        for (key, value, line) in self.positions.plain_values() {
+            let (key, value) = (key.as_str(), value.as_str());
             if !looks_like_float(value) {
                 continue;
             }
@@ -141,7 +153,7 @@ impl StackConfig {
             let versionish = key.to_ascii_lowercase().contains("version");
             if changed || versionish {
                 warnings.push(StackConfigWarning {
-                    location: Location::line(&self.path, index + 1),
+                    location: Location::line(&self.path, *line),
                     message: format!(
                         "`{key}: {value}` is read as the number `{parsed}`; quote it (`\"{value}\"`) to keep it as written"
                     ),
@@ -152,17 +164,6 @@ impl StackConfig {
     }
 }
 
-fn scalar_line(line: &str) -> Option<(&str, &str)> {
-    let trimmed = line.trim_start();
-    if trimmed.starts_with('#') || trimmed.starts_with('-') {
-        return None;
-    }
-    let split_at = trimmed.find(": ")?;
-    let key = trimmed[..split_at].trim();
-    let value = trimmed[split_at + 2..].split(" #").next()?.trim();
-    Some((key, value))
-}
-
 fn looks_like_float(value: &str) -> bool {
     let mut parts = value.splitn(2, '.');
     let whole = parts.next().unwrap_or_default();
@@ -171,29 +172,6 @@ fn looks_like_float(value: &str) -> bool {
         && !fraction.is_empty()
         && whole.chars().all(|c| c.is_ascii_digit())
         && fraction.chars().all(|c| c.is_ascii_digit())
-}
-
-fn line_of(text: &str, key: &str) -> Option<usize> {
-    lines_of(text, key).next()
-}
-
-/// Every line where `key:` is written, 1-based.
-fn lines_of<'a>(text: &'a str, key: &'a str) -> impl Iterator<Item = usize> + 'a {
-    let quoted = format!("\"{key}\"");
-    text.lines().enumerate().filter_map(move |(index, line)| {
-        let trimmed = line.trim_start();
-        let found = trimmed.strip_prefix(key).is_some_and(|rest| rest.starts_with(':'))
-            || trimmed.strip_prefix(quoted.as_str()).is_some_and(|rest| rest.starts_with(':'));
-        found.then_some(index + 1)
-    })
-}
-
-/// serde_norway places "duplicate entry with key" at the mapping's start; the second entry is more useful.
-fn duplicate_key_line(text: &str, message: &str) -> Option<usize> {
-    const MARKER: &str = "duplicate entry with key \"";
-    let rest = &message[message.find(MARKER)? + MARKER.len()..];
-    let key = &rest[..rest.find('"')?];
-    lines_of(text, key).nth(1)
 }
 
 /// serde_norway stops at 128 levels, but only after libyaml has scanned the whole file, in time
@@ -243,20 +221,11 @@ fn flow_nesting_too_deep(text: &str) -> Option<usize> {
     None
 }
 
-/// Where a second YAML document starts: serde_norway reports "more than one document" without a line.
-fn second_document_line(text: &str) -> Option<usize> {
-    let mut content_seen = false;
-    for (index, line) in text.lines().enumerate() {
-        let trimmed = line.trim_end();
-        if trimmed == "---" || trimmed.starts_with("--- ") {
-            if content_seen {
-                return Some(index + 1);
-            }
-        } else if !(trimmed.trim_start().is_empty() || trimmed.starts_with('#') || trimmed.starts_with('%')) {
-            content_seen = true;
-        }
-    }
-    None
+/// The key of serde_norway's "duplicate entry with key "..."" message.
+fn duplicate_key(message: &str) -> Option<&str> {
+    const MARKER: &str = "duplicate entry with key \"";
+    let rest = &message[message.find(MARKER)? + MARKER.len()..];
+    Some(&rest[..rest.find('"')?])
 }
 
 fn strip_location(message: &str) -> String {
@@ -310,6 +279,17 @@ mod tests {
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert_eq!(warnings[0].location.to_string(), "Pulumi.dev.yaml:2");
         assert!(warnings[0].message.contains("`1.2`"), "{}", warnings[0].message);
+    }
+
+    /// Lines come from the parser: a comment, a nested key or a value that reads like a key
+    /// never stands for the key itself.
+    #[test]
+    fn a_key_is_placed_where_config_has_it() {
+        let text = "# app:token: the old one\nconfig:\n  app:settings:\n    app:token: nested\n  \"app:token\": x\n  app:note: \"app:token: 1.5\"\n";
+        let config = StackConfig::parse(Path::new("Pulumi.dev.yaml"), text.into()).unwrap();
+        assert_eq!(config.location_of("app:token").to_string(), "Pulumi.dev.yaml:5");
+        assert_eq!(config.location_of("app:missing").line, None);
+        assert!(config.float_warnings().is_empty(), "{:?}", config.float_warnings());
     }
 
     #[test]
