@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use crate::mara_checkout::MaraCheckout;
+use crate::snapshot::{runner_snapshot, Redactions};
 use crate::support::{path_with, real_pulumi_dir, repository, Workspace};
 
 fn mara_local() -> String {
@@ -14,40 +15,27 @@ fn mara_local() -> String {
 fn ext_show_validate_and_providers_work_in_a_checkout_with_no_runner_file() {
     let checkout = MaraCheckout::new();
     let before = checkout.listing();
+    let redactions = Redactions::for_root(checkout.root());
     let show = checkout.run(&["show", "--provider", "aws"]);
     show.expect_code(0);
-    assert!(show.stdout().contains("up: 15 projects"), "{}", show.stdout());
-    assert!(show.stdout().contains("infrastructure/aws/eks"), "{}", show.stdout());
 
-    // MARA's own command line, from a folder inside the checkout.
-    let output = checkout
-        .command_in("pulumi/python/kubernetes", &["-p", "aws", "-s", "dev", "show-execution"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
-    assert!(String::from_utf8_lossy(&output.stdout).contains("kubernetes/applications/sirius"));
+    // MARA's own command line, from a folder inside the checkout: the same plan, stated whole.
+    let mara = ["-p", "aws", "-s", "dev", "show-execution"];
+    let execution =
+        runner_snapshot!("show_execution", redactions, std_command_in(&checkout, "pulumi/python/kubernetes", &mara));
+    assert_eq!(show.stdout(), String::from_utf8_lossy(&execution.stdout), "`show` prints what `show-execution` does");
 
-    let providers = checkout.run(&["list-providers"]);
-    providers.expect_code(0);
-    for name in ["aws", "digitalocean", "linode"] {
-        assert!(
-            providers.stdout().lines().any(|line| line.starts_with(name) && line.ends_with("built-in")),
-            "{}",
-            providers.stdout()
-        );
-    }
+    runner_snapshot!("list_providers", redactions, std_command_in(&checkout, "", &["list-providers"]));
 
     // MARA's example stack file, copied as its README says, validates for every stack file reader.
     let example = std::fs::read_to_string(checkout.path("config/pulumi/Pulumi.stackname.yaml.example")).unwrap();
     checkout.file("config/pulumi/Pulumi.dev.yaml", &example);
     checkout.file("config/pulumi/environment", "PULUMI_STACK=dev\nPULUMI_CONFIG_PASSPHRASE=validate-1234\n");
     // Everything but MARA's secrets is there; `validate` names each, as `up` would need them.
-    let validate = checkout.run(&["-p", "aws", "validate"]);
-    validate.expect_code(2);
-    for key in ["prometheus:adminpass", "sirius:accounts_pwd", "sirius:demo_login_pwd"] {
-        assert!(validate.stderr().contains(&format!("runner config set --secret {key}")), "{}", validate.stderr());
-    }
-    assert!(!validate.stderr().contains("kic-helm"), "the example's plain values validate: {}", validate.stderr());
+    let validate =
+        runner_snapshot!("validate_the_example", redactions, std_command_in(&checkout, "", &["-p", "aws", "validate"]));
+    let stderr = String::from_utf8_lossy(&validate.stderr);
+    assert!(!stderr.contains("kic-helm"), "the example's plain values validate: {stderr}");
 
     let mut expected = before.clone();
     expected.extend(["config/pulumi/Pulumi.dev.yaml".to_string(), "config/pulumi/environment".to_string()]);
@@ -65,13 +53,13 @@ fn a_stack_file_outside_the_checkout_is_refused_naming_both_folders() {
     crate::support::copy_tree(&repository().join("providers/common"), &workspace.path("providers/common"));
     workspace.env_file("PULUMI_STACK=dev\n");
     let projects = checkout.path("pulumi/python");
-    let output = workspace.run(&["validate", "--provider", "aws", "--projects-root", projects.to_str().unwrap()]);
-    output.expect_code(2);
-    let stderr = output.stderr();
-    assert!(stderr.contains(&checkout.path("config/pulumi").display().to_string()), "{stderr}");
-    // The runner's own folder, relative to where the user stands (the workspace).
-    assert!(stderr.contains("but the runner's shared stack file is in `config/pulumi`"), "{stderr}");
-    assert!(stderr.contains("Pulumi.yaml:6"), "names the `config:` line: {stderr}");
+    // The checkout's folder is the one temporary folder besides the workspace: `[TEMP]`. The
+    // runner's own folder is relative to where the user stands (the workspace), and the error
+    // names MARA's `config:` line (`Pulumi.yaml:6`).
+    runner_snapshot!(
+        Redactions::of(&workspace),
+        workspace.std_command(&["validate", "--provider", "aws", "--projects-root", projects.to_str().unwrap()])
+    );
 }
 
 #[test]
@@ -81,18 +69,10 @@ fn ext_a_providers_folder_in_the_checkout_overrides_and_adds() {
         .unwrap()
         .replace("NGINX MARA on AWS (VPC, EKS, ECR)", "Our own AWS");
     checkout.provider("aws", &aws).provider("mara-local", &mara_local());
-    let output = checkout.run(&["providers"]);
-    output.expect_code(0);
-    let stdout = output.stdout();
-    let line =
-        |name: &str| stdout.lines().find(|line| line.starts_with(&format!("{name} "))).unwrap_or_default().to_string();
-    assert!(line("aws").contains("Our own AWS") && line("aws").ends_with("providers/aws.toml"), "{stdout}");
-    assert!(line("digitalocean").ends_with("built-in"), "{stdout}");
-    assert!(line("mara-local").ends_with("providers/mara-local.toml"), "{stdout}");
+    let redactions = Redactions::for_root(checkout.root());
+    runner_snapshot!("providers_of_the_checkout", redactions, std_command_in(&checkout, "", &["providers"]));
     // The checkout's file extends the built-in shared set: it has no providers/common/.
-    let show = checkout.run(&["show", "-p", "mara-local"]);
-    show.expect_code(0);
-    assert!(show.stdout().contains("up: 12 projects"), "{}", show.stdout());
+    runner_snapshot!("show_mara_local", redactions, std_command_in(&checkout, "", &["show", "-p", "mara-local"]));
 }
 
 #[test]
@@ -100,18 +80,12 @@ fn ext_ci_names_every_missing_secret_with_a_command_that_works_as_printed() {
     let checkout = MaraCheckout::new();
     checkout.file("config/pulumi/environment", "PULUMI_STACK=dev\n");
     let before = checkout.listing();
-    let output = checkout.command_in("", &["-p", "aws", "-s", "dev", "up"]).env("CI", "true").output().unwrap();
+    let redactions = Redactions::for_root(checkout.root());
+    let up = ["-p", "aws", "-s", "dev", "up"];
+    // Every missing secret, each with a runner command that sets it.
+    let output =
+        runner_snapshot!("ci_missing_secrets", redactions, std_command_in(&checkout, "", &up).env("CI", "true"));
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    for key in
-        ["`PULUMI_CONFIG_PASSPHRASE`", "`prometheus:adminpass`", "`sirius:accounts_pwd`", "`sirius:demo_login_pwd`"]
-    {
-        assert!(stderr.contains(key), "{key} missing in:\n{stderr}");
-    }
-    assert!(
-        stderr.contains("runner config set --secret prometheus:adminpass --provider aws --stack dev"),
-        "a runner command sets a missing secret: {stderr}"
-    );
     assert_eq!(checkout.listing(), before, "nothing may be written");
     assert!(!checkout.path(".runner").exists());
 
@@ -144,78 +118,56 @@ fn ext_ci_names_every_missing_secret_with_a_command_that_works_as_printed() {
     assert!(!own.contains("ci-prometheus-5678"));
 
     // Once set, it is no longer missing.
-    let output = checkout
-        .command_in("", &["-p", "aws", "-s", "dev", "up"])
-        .env("CI", "true")
-        .env("PULUMI_CONFIG_PASSPHRASE", "ci-passphrase-1234")
-        .output()
-        .unwrap();
+    let mut command = std_command_in(&checkout, "", &up);
+    command.env("CI", "true").env("PULUMI_CONFIG_PASSPHRASE", "ci-passphrase-1234");
+    let output = runner_snapshot!("ci_once_set", redactions, command);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(!stderr.contains("prometheus:adminpass") && stderr.contains("sirius:accounts_pwd"), "{stderr}");
+    assert!(!stderr.contains("prometheus:adminpass"), "{stderr}");
 }
 
 #[test]
 fn ext_secrets_for_every_stack_are_refused_on_the_pulumi_service() {
     let checkout = MaraCheckout::new();
     checkout.file("config/pulumi/environment", "PULUMI_STACK=dev\nPULUMI_BACKEND_URL=https://api.pulumi.com\n");
+    let redactions = Redactions::for_root(checkout.root());
     // DigitalOcean's token is read by every project, so it would go into the shared stack file.
-    let output = checkout
-        .command_in("", &["up", "-p", "digitalocean", "--non-interactive"])
-        .env_remove("DIGITALOCEAN_TOKEN")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains(
-            "secret `digitalocean:token` would go into the shared stack file `config/pulumi/Pulumi.dev.yaml`"
-        ),
-        "{stderr}"
-    );
-    assert!(stderr.contains("encrypts each stack with its own key"), "{stderr}");
-    assert!(stderr.contains("set `DIGITALOCEAN_TOKEN`"), "{stderr}");
+    let up = ["up", "-p", "digitalocean", "--non-interactive"];
+    runner_snapshot!("service_up", redactions, std_command_in(&checkout, "", &up).env_remove("DIGITALOCEAN_TOKEN"));
     assert!(!checkout.path("config/pulumi/Pulumi.dev.yaml").exists());
     // `validate` makes the same check; with the token in the environment both pass it.
     checkout.file("config/pulumi/Pulumi.dev.yaml", "config:\n  kic-helm:fqdn: mara.example.test\n");
-    let output =
-        checkout.command_in("", &["validate", "-p", "digitalocean"]).env_remove("DIGITALOCEAN_TOKEN").output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("secret `digitalocean:token` would go into the shared stack file"), "{stderr}");
-    let output = checkout
-        .command_in("", &["validate", "-p", "digitalocean"])
-        .env("DIGITALOCEAN_TOKEN", "dop-token-1234")
-        .output()
-        .unwrap();
+    let validate = ["validate", "-p", "digitalocean"];
+    let mut without = std_command_in(&checkout, "", &validate);
+    runner_snapshot!("service_validate_without_the_token", redactions, without.env_remove("DIGITALOCEAN_TOKEN"));
     // Only MARA's own secrets are left missing (they live in the secrets project's stack).
+    let mut with = std_command_in(&checkout, "", &validate);
+    let output = runner_snapshot!(
+        "service_validate_with_the_token",
+        redactions,
+        with.env("DIGITALOCEAN_TOKEN", "dop-token-1234")
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(!stderr.contains("shared stack file"), "{stderr}");
-    assert!(stderr.contains("runner config set --secret prometheus:adminpass"), "{stderr}");
 }
 
 #[test]
 fn ext_doctor_in_a_checkout_names_what_mara_s_python_projects_need() {
     let checkout = MaraCheckout::new();
     checkout.file("config/pulumi/environment", "PULUMI_CONFIG_PASSPHRASE=doctor-1234\n");
-    let output = checkout.run(&["doctor", "-p", "aws"]);
-    output.expect_code(2);
-    let stdout = output.stdout();
-    assert!(stdout.contains("ok       pulumi"), "{stdout}");
-    assert!(
-        stdout.contains("problem  python language host")
-            && stdout.contains("`pulumi-language-python` is not next to `pulumi`")
-            && stdout.contains("the Go module proxy does not serve"),
-        "{stdout}"
-    );
-    assert!(stdout.contains("problem  virtualenv") && stdout.contains("pulumi/python/venv does not exist"), "{stdout}");
+    // Where this machine keeps `kubectl` and `python3`, and its cloud credentials, are its own
+    // business: the snapshot reads none of them.
+    let redactions = Redactions::for_root(checkout.root()).with(r"\bat \S+/(kubectl|python3)\b", "at [PATH]/$1");
+    let doctor = || {
+        let mut command = std_command_in(&checkout, "", &["doctor", "-p", "aws"]);
+        command.env_remove("AWS_ACCESS_KEY_ID").env_remove("AWS_PROFILE").env_remove("AWS_WEB_IDENTITY_TOKEN_FILE");
+        command
+    };
+    runner_snapshot!("doctor_without_the_virtualenv", redactions, doctor());
     // The virtualenv MARA's `virtualenv: ../../venv` names, once it exists.
     std::fs::create_dir_all(checkout.path("pulumi/python/venv/bin")).unwrap();
     std::os::unix::fs::symlink(which::which("python3").unwrap(), checkout.path("pulumi/python/venv/bin/python"))
         .unwrap();
-    let stdout = checkout.run(&["doctor", "-p", "aws"]).stdout();
-    assert!(stdout.contains("ok       virtualenv") && stdout.contains("pulumi/python/venv"), "{stdout}");
+    runner_snapshot!("doctor_with_the_virtualenv", redactions, doctor());
 }
 
 /// The whole journey against the real `pulumi`: prompts in a terminal, `up` of MARA's twelve
@@ -321,6 +273,24 @@ fn ext_prompts_up_and_down_in_a_checkout_write_only_mara_s_files() {
     let resources = state.pointer("/checkpoint/latest/resources").and_then(|r| r.as_array()).map_or(0, Vec::len);
     assert_eq!(resources, 0, "destroyed");
     assert_eq!(checkout.listing(), expected, "down writes nothing new");
+}
+
+/// `checkout.command_in(relative, args)` as the `std::process::Command` `runner_snapshot!` runs:
+/// the same program, arguments, environment and folder.
+fn std_command_in(checkout: &MaraCheckout, relative: &str, args: &[&str]) -> std::process::Command {
+    let command = checkout.command_in(relative, args);
+    let mut std = std::process::Command::new(command.get_program());
+    std.args(command.get_args());
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => std.env(key, value),
+            None => std.env_remove(key),
+        };
+    }
+    if let Some(dir) = command.get_current_dir() {
+        std.current_dir(dir);
+    }
+    std
 }
 
 fn regex_escape(text: &str) -> String {

@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::snapshot::{runner_snapshot, Redactions};
 use crate::support::{real_pulumi_dir, tokenauth_plugin_dir, Workspace};
 
 const PROVIDER: &str = r#"
@@ -90,6 +91,15 @@ fn html_of(markdown: &str) -> String {
     html
 }
 
+/// A piped run's whole output. Its lines' clock times, the commit `--affected` compares with and
+/// the padding of the table's right-aligned durations differ from run to run.
+fn piped_run(workspace: &Workspace) -> Redactions {
+    Redactions::of(workspace)
+        .with(r"^\d{2}:\d{2}:\d{2} ", "[CLOCK] ")
+        .with(r"\(merge base [0-9a-f]+\)", "(merge base [COMMIT])")
+        .with(r" {2,}\[DURATION\]", "      [DURATION]")
+}
+
 #[track_caller]
 fn position(text: &str, needle: &str) -> usize {
     text.find(needle).unwrap_or_else(|| panic!("{needle:?} missing from:\n{text}"))
@@ -103,13 +113,13 @@ fn ext_preview_report_drift_outputs_and_affected_against_the_real_pulumi() {
     git(&workspace, &["add", "-A"]);
     git(&workspace, &["commit", "-q", "-m", "first"]);
 
+    let redactions = Redactions::of(&workspace);
     // Before anything is deployed, `outputs` says so, and fails: a script reading the outputs of
     // the wrong stack must not go on with nothing.
-    let nothing = workspace.run(&["outputs", "--provider", "files"]);
-    nothing.expect_code(1).expect_stderr_contains("3 of 3 projects not deployed on stack `dev`");
-    assert!(nothing.stdout().contains("store  (not deployed on stack `dev`)"), "{}", nothing.stdout());
+    runner_snapshot!("outputs_before_up", redactions, workspace.std_command(&["outputs", "--provider", "files"]));
 
-    // `up`, then the outputs a provider marks worth showing.
+    // `up`, then the outputs a provider marks worth showing. `store` and `other` run at once:
+    // the order of their lines is the scheduler's, so these are checked line by line.
     let up = workspace.run(&["up", "--provider", "files", "--non-interactive"]);
     up.expect_code(0);
     assert!(up.stdout().contains("outputs:\n  app  url = http://app.test/\n"), "{}", up.stdout());
@@ -128,10 +138,10 @@ fn ext_preview_report_drift_outputs_and_affected_against_the_real_pulumi() {
     assert_eq!(json["app"]["url"], "http://app.test/");
     assert_eq!(json["other"]["n"], 1);
     assert!(!outputs.stdout().contains("s3cr3t-value"));
-    let shown = workspace.run(&["outputs", "--provider", "files", "--only", "store", "--show-secrets"]);
-    shown.expect_code(0);
-    assert!(shown.stdout().contains("token  s3cr3t-value"), "{}", shown.stdout());
-    assert!(!shown.stdout().contains("app"), "{}", shown.stdout());
+    let shown = ["outputs", "--provider", "files", "--only", "store", "--show-secrets"];
+    let shown = runner_snapshot!("outputs_with_secrets", redactions, workspace.std_command(&shown));
+    let shown_stdout = String::from_utf8_lossy(&shown.stdout);
+    assert!(!shown_stdout.contains("app"), "{shown_stdout}");
 
     // A change that creates, updates, replaces and deletes; only `store` and its dependent run.
     store_program(
@@ -140,32 +150,15 @@ fn ext_preview_report_drift_outputs_and_affected_against_the_real_pulumi() {
     );
     let summary_file = workspace.path("summary.md");
     std::fs::write(&summary_file, "earlier step\n").unwrap();
-    let preview = workspace
-        .command(&[
-            "preview",
-            "--provider",
-            "files",
-            "--non-interactive",
-            "--affected",
-            "HEAD",
-            "--report",
-            "markdown=report.md",
-        ])
-        .env("GITHUB_STEP_SUMMARY", &summary_file)
-        .output()
-        .unwrap();
-    let (stdout, stderr) =
-        (String::from_utf8_lossy(&preview.stdout).into_owned(), String::from_utf8_lossy(&preview.stderr).into_owned());
-    assert_eq!(preview.status.code(), Some(0), "{stdout}\n{stderr}");
-    assert!(stderr.contains("affected: comparing with `HEAD`"), "{stderr}");
-    assert!(stderr.contains("affected: store: `projects/store/Pulumi.yaml` changed"), "{stderr}");
-    assert!(stderr.contains("affected: 2 of 3 projects selected"), "{stderr}");
-    // The terminal summary names what changes, deletes first.
-    let delete = position(&stdout, "-  delete   tokenauth:index:File  removed");
-    let replace = position(&stdout, "+- replace  tokenauth:index:File  moved  [path]");
-    let update = position(&stdout, "~  update   tokenauth:index:File  edited  [content]");
-    let create = position(&stdout, "+  create   tokenauth:index:File  added");
-    assert!(delete < replace && replace < update && update < create, "{stdout}");
+    let preview =
+        ["preview", "--provider", "files", "--non-interactive", "--affected", "HEAD", "--report", "markdown=report.md"];
+    // Why each project is affected, and the terminal summary of what changes, deletes first.
+    let preview = runner_snapshot!(
+        "preview_affected",
+        piped_run(&workspace),
+        workspace.std_command(&preview).env("GITHUB_STEP_SUMMARY", &summary_file)
+    );
+    let stdout = String::from_utf8_lossy(&preview.stdout);
     assert!(!stdout.contains("other"), "{stdout}");
 
     // The markdown report, rendered as GitHub would.
@@ -186,13 +179,12 @@ fn ext_preview_report_drift_outputs_and_affected_against_the_real_pulumi() {
     assert!(step.starts_with("earlier step\n") && step.ends_with(&markdown), "{step}");
 
     // A CI gate: any change is exit code 3.
-    workspace
-        .run(&["preview", "--provider", "files", "--non-interactive", "--only", "store", "--expect-no-changes"])
-        .expect_code(3)
-        .expect_stderr_contains("`--expect-no-changes`, but 1 of 1 project has changes: store");
+    let gate = ["preview", "--provider", "files", "--non-interactive", "--only", "store", "--expect-no-changes"];
+    runner_snapshot!("expect_no_changes", piped_run(&workspace), workspace.std_command(&gate));
 
     // Apply it, then make drift outside Pulumi: one file edited, one removed.
     workspace.run(&["up", "--provider", "files", "--non-interactive"]).expect_code(0);
+    // `drift` runs `store` and `other` at once, as `up` does: checked line by line.
     let clean = workspace.run(&["drift", "--provider", "files", "--non-interactive"]);
     clean.expect_code(0);
     assert!(clean.stdout().contains("no drift in 3 projects"), "{}", clean.stdout());
@@ -230,34 +222,14 @@ fn ext_preview_report_drift_outputs_and_affected_against_the_real_pulumi() {
     assert_eq!(std::fs::read_to_string(workspace.path("files/edited")).unwrap(), "changed by hand");
 
     // History and status remember it.
-    let history = workspace.run(&["history"]);
-    assert!(
-        history.stdout().lines().any(|line| line.contains(" drift ") && line.contains(", 1 drifted ")),
-        "{}",
-        history.stdout()
-    );
-    let status = workspace.run(&["status", "--provider", "files"]);
-    let store_line = status.stdout().lines().find(|line| line.starts_with("store ")).unwrap().to_string();
-    assert!(
-        store_line.contains("drifted (2): delete tokenauth:index:File added, update tokenauth:index:File edited"),
-        "{}",
-        status.stdout()
-    );
-    assert!(
-        status.stdout().lines().any(|line| line.starts_with("other ") && line.contains("no drift")),
-        "{}",
-        status.stdout()
-    );
+    runner_snapshot!("history", Redactions::of(&workspace).history_table(), workspace.std_command(&["history"]));
+    let status = ["status", "--provider", "files"];
+    runner_snapshot!("status_drifted", Redactions::of(&workspace).status_table(), workspace.std_command(&status));
 
     // `refresh` accepts the real state; drift is gone.
     workspace.run(&["refresh", "--provider", "files", "--non-interactive"]).expect_code(0);
     workspace.run(&["drift", "--provider", "files", "--non-interactive"]).expect_code(0);
-    let status = workspace.run(&["status", "--provider", "files"]);
-    assert!(
-        status.stdout().lines().any(|line| line.starts_with("store ") && line.contains("no drift")),
-        "{}",
-        status.stdout()
-    );
+    runner_snapshot!("status_refreshed", Redactions::of(&workspace).status_table(), workspace.std_command(&status));
 }
 
 /// The CI examples of the manual are copied as they are: they must at least be valid YAML.
