@@ -135,14 +135,15 @@ impl Reporter for HistoryRecorder {
     fn on_event(&mut self, event: &ExecutionEvent) {
         match event {
             ExecutionEvent::RunStarted(info) => {
+                let runner = crate::cancel::ProcessIdentity::current();
                 self.record = Some(RunRecord {
                     run_id: info.run_id.clone(),
                     provider: info.provider.clone(),
                     stack: info.stack.clone(),
                     operation: info.operation,
                     state: RunState::Running,
-                    pid: crate::cancel::ProcessIdentity::current().pid,
-                    start_ticks: Some(crate::cancel::ProcessIdentity::current().start_ticks),
+                    pid: runner.pid,
+                    start_ticks: Some(runner.start_ticks),
                     host: super::stack_lock::host_name(),
                     started: seconds(info.started),
                     ended: None,

@@ -28,11 +28,11 @@ where
         .as_ref()
         .map_err(|err| SharedClientError::Runtime(err.clone()))?;
     // Built inside the runtime: the client's connection pool belongs to it.
-    let client = runtime
-        .block_on(async {
-            CLIENT.get_or_init(|| super::http_client_builder().build().map_err(std::sync::Arc::new)).clone()
-        })
-        .map_err(SharedClientError::Client)?;
+    let client = {
+        let _inside = runtime.enter();
+        CLIENT.get_or_init(|| super::http_client_builder().build().map_err(std::sync::Arc::new)).clone()
+    }
+    .map_err(SharedClientError::Client)?;
     Ok(runtime.block_on(request(client)))
 }
 

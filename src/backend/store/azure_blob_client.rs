@@ -217,25 +217,20 @@ impl ObjectStore for AzureBlobClient {
 
     /// List Blobs, page after page (`NextMarker`).
     fn list(&self, prefix: &str) -> Result<Vec<String>, ObjectStoreError> {
-        let mut names = Vec::new();
-        let mut marker: Option<String> = None;
-        loop {
+        super::object_store::every_page(|marker| {
             let mut query = vec![
                 ("comp", "list".to_string()),
                 ("prefix", prefix.to_string()),
                 ("restype", "container".to_string()),
             ];
-            if let Some(marker) = &marker {
-                query.push(("marker", marker.clone()));
+            if let Some(marker) = marker {
+                query.push(("marker", marker.to_string()));
             }
             let body = self.send(reqwest::Method::GET, "", &query)?;
             let body = String::from_utf8_lossy(&body);
-            names.extend(xml_values(&body, "Name"));
-            marker = xml_values(&body, "NextMarker").into_iter().next().filter(|marker| !marker.is_empty());
-            if marker.is_none() {
-                return Ok(names);
-            }
-        }
+            let next = xml_values(&body, "NextMarker").into_iter().next().filter(|marker| !marker.is_empty());
+            Ok((xml_values(&body, "Name"), next))
+        })
     }
 
     fn get(&self, key: &str) -> Result<Vec<u8>, ObjectStoreError> {

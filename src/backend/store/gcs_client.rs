@@ -116,11 +116,9 @@ impl ObjectStore for GcsClient {
     }
 
     fn list(&self, prefix: &str) -> Result<Vec<String>, ObjectStoreError> {
-        let mut names = Vec::new();
-        let mut page: Option<String> = None;
-        loop {
+        super::object_store::every_page(|page| {
             let mut url = format!("{}?prefix={}", self.objects_url, uri_encode(prefix, false));
-            if let Some(page) = &page {
+            if let Some(page) = page {
                 url.push_str(&format!("&pageToken={}", uri_encode(page, false)));
             }
             let body = self.send(reqwest::Method::GET, &url)?;
@@ -129,12 +127,9 @@ impl ObjectStore for GcsClient {
                 status: reqwest::StatusCode::OK,
                 code: format!("with a list that is not JSON ({err})"),
             })?;
-            names.extend(list.items.into_iter().map(|item| item.name));
-            page = list.next_page_token.filter(|token| !token.is_empty());
-            if page.is_none() {
-                return Ok(names);
-            }
-        }
+            let next = list.next_page_token.filter(|token| !token.is_empty());
+            Ok((list.items.into_iter().map(|item| item.name).collect(), next))
+        })
     }
 
     fn get(&self, key: &str) -> Result<Vec<u8>, ObjectStoreError> {

@@ -17,6 +17,23 @@ pub(crate) trait ObjectStore: Send + Sync {
     fn delete(&self, key: &str) -> Result<(), ObjectStoreError>;
 }
 
+/// Every name a paged listing returns: `page(token)` fetches one page (the first with `None`)
+/// and returns its names and the next page's token, `None` after the last.
+pub(super) fn every_page(
+    mut page: impl FnMut(Option<&str>) -> Result<(Vec<String>, Option<String>), ObjectStoreError>,
+) -> Result<Vec<String>, ObjectStoreError> {
+    let mut names = Vec::new();
+    let mut token: Option<String> = None;
+    loop {
+        let (found, next) = page(token.as_deref())?;
+        names.extend(found);
+        match next {
+            Some(next) => token = Some(next),
+            None => return Ok(names),
+        }
+    }
+}
+
 /// The client for a backend URL, with the credentials the runner gives its children: `None`
 /// when the URL is not an object store's; `Err` when the runner cannot sign for it.
 pub(crate) fn open_object_store(

@@ -98,21 +98,17 @@ impl ObjectStore for S3Client {
 
     /// Every key under `prefix` (ListObjectsV2, page after page).
     fn list(&self, prefix: &str) -> Result<Vec<String>, ObjectStoreError> {
-        let mut keys = Vec::new();
-        let mut token: Option<String> = None;
-        loop {
+        super::object_store::every_page(|token| {
             let mut query = vec![("list-type", "2".to_string()), ("prefix", prefix.to_string())];
-            if let Some(token) = &token {
-                query.push(("continuation-token", token.clone()));
+            if let Some(token) = token {
+                query.push(("continuation-token", token.to_string()));
             }
             let body = self.send("GET", "", &query)?;
             let body = String::from_utf8_lossy(&body);
-            keys.extend(xml_values(&body, "Key"));
-            token = xml_values(&body, "NextContinuationToken").into_iter().next();
-            if token.is_none() || !xml_values(&body, "IsTruncated").iter().any(|value| value == "true") {
-                return Ok(keys);
-            }
-        }
+            let truncated = xml_values(&body, "IsTruncated").iter().any(|value| value == "true");
+            let next = xml_values(&body, "NextContinuationToken").into_iter().next().filter(|_| truncated);
+            Ok((xml_values(&body, "Key"), next))
+        })
     }
 
     fn get(&self, key: &str) -> Result<Vec<u8>, ObjectStoreError> {
